@@ -1,0 +1,237 @@
+/*
+** lb_ref.c: test data and the float64 reference.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb_err.h"
+#include "lb_ref.h"
+
+uint16_t lb_f32_to_f16(float f) {
+  uint32_t x;
+  uint32_t sign, mant;
+  int exp;
+  memcpy(&x, &f, 4);
+  sign = (x >> 16) & 0x8000u;
+  exp = (int)((x >> 23) & 0xff) - 127 + 15;
+  mant = x & 0x7fffffu;
+  if (((x >> 23) & 0xff) == 0xff)
+    return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+  if (exp <= 0) {
+    uint32_t m, half, r;
+    int shift;
+    if (exp < -10) return (uint16_t)sign;
+    m = mant | 0x800000u;
+    shift = 14 - exp;
+    half = 1u << (shift - 1);
+    r = m >> shift;
+    if ((m & ((1u << shift) - 1)) > half ||
+        ((m & ((1u << shift) - 1)) == half && (r & 1)))
+      r++;
+    return (uint16_t)(sign | r);
+  }
+  {
+    uint32_t r = ((uint32_t)exp << 10) | (mant >> 13);
+    uint32_t rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (r & 1))) r++;
+    return (uint16_t)(sign | r);
+  }
+}
+
+float lb_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  int exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ffu, x;
+  float f;
+  if (exp == 0) {
+    f = ldexpf((float)mant, -24);
+    return sign ? -f : f;
+  }
+  if (exp == 31)
+    x = sign | 0x7f800000u | (mant << 13);
+  else
+    x = sign | ((uint32_t)(exp - 15 + 127) << 23) | (mant << 13);
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t lb_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+float lb_bf16_to_f32(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+void lb_store(lb_dtype t, void *p, size_t i, double f) {
+  switch (t) {
+    case LB_F16: ((uint16_t *)p)[i] = lb_f32_to_f16((float)f); break;
+    case LB_BF16: ((uint16_t *)p)[i] = lb_f32_to_bf16((float)f); break;
+    case LB_F32: ((float *)p)[i] = (float)f; break;
+  }
+}
+
+double lb_load(lb_dtype t, const void *p, size_t i) {
+  switch (t) {
+    case LB_F16: return lb_f16_to_f32(((const uint16_t *)p)[i]);
+    case LB_BF16: return lb_bf16_to_f32(((const uint16_t *)p)[i]);
+    case LB_F32: return ((const float *)p)[i];
+  }
+  return NAN;
+}
+
+uint64_t lb_rand(uint64_t *s) {   /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double lb_uniform(uint64_t *s, double lo, double hi) {
+  return lo + (hi - lo) * (double)(lb_rand(s) >> 11) * 0x1.0p-53;
+}
+
+void lb_case_free(lb_case *c) {
+  free(c->codes);
+  free(c->packed);
+  free(c->scales);
+  free(c->zeros);
+  free(c->bias);
+  free(c->x);
+  memset(c, 0, sizeof *c);
+}
+
+/* Codes as the signed or unsigned integers they stand for. */
+static int code_value(const lb_recipe *r, uint8_t c) {
+  if (r->is_signed && (c >> (r->bits - 1)) & 1) return (int)c - (1 << r->bits);
+  return c;
+}
+
+int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
+                 uint64_t seed) {
+  lb_sizes sz;
+  size_t i, ng;
+  int qmax = (1 << r->bits) - 1;
+  memset(c, 0, sizeof *c);
+  if (lb_sizes_of(r, n, k, &sz) != LB_OK) return 0;
+  c->r = r;
+  c->m = m;
+  c->n = n;
+  c->k = k;
+  c->groups = sz.groups;
+  ng = (size_t)n * (size_t)sz.groups;
+  c->packed_bytes = sz.packed;
+  c->scale_bytes = sz.scales;
+  c->zero_bytes = sz.zeros;
+  c->x_bytes = (size_t)m * (size_t)k * (size_t)lb_dtype_size(r->act);
+  c->y_bytes = (size_t)m * (size_t)n * (size_t)lb_dtype_size(r->out);
+  c->bias_bytes = r->bias ? (size_t)n * (size_t)lb_dtype_size(r->out) : 0;
+  c->codes = malloc((size_t)n * (size_t)k);
+  c->packed = malloc(sz.packed);
+  c->scales = malloc(sz.scales);
+  c->zeros = r->zeros ? malloc(sz.zeros) : NULL;
+  c->bias = r->bias ? malloc(c->bias_bytes) : NULL;
+  c->x = malloc(c->x_bytes);
+  if (!c->codes || !c->packed || !c->scales || (r->zeros && !c->zeros) ||
+      (r->bias && !c->bias) || !c->x) {
+    lb_case_free(c);
+    lb_fail(LB_EMEM, "lb_case_make: no memory");
+    return 0;
+  }
+  seed = seed * 0x2545f4914f6cdd1dull + 1;
+  for (i = 0; i < (size_t)n * (size_t)k; i++)
+    c->codes[i] = (uint8_t)(lb_rand(&seed) & (uint64_t)qmax);
+  /* Scales keep |w| around 1 whatever the width; zeros sit mid-range with
+  ** a fractional part, as HQQ's float zero-points do. */
+  for (i = 0; i < ng; i++) {
+    double s = lb_uniform(&seed, 0.5, 1.5) / (qmax > 1 ? qmax / 2.0 : 1.0);
+    lb_store(r->sdtype, c->scales, i, lb_rand(&seed) & 1 ? s : -s);
+    if (r->zeros) {
+      double z = r->dequant == LB_DQ_MULADD
+                     ? lb_uniform(&seed, -0.5, 0.5)
+                     : lb_uniform(&seed, 0.25 * qmax, 0.75 * qmax);
+      if (r->is_signed && r->dequant != LB_DQ_MULADD) z -= (qmax + 1) / 2;
+      lb_store(r->zdtype, c->zeros, i, z);
+    }
+  }
+  for (i = 0; r->bias && i < (size_t)n; i++)
+    lb_store(r->out, c->bias, i, lb_uniform(&seed, -1, 1));
+  for (i = 0; i < (size_t)m * (size_t)k; i++)
+    lb_store(r->act, c->x, i, lb_uniform(&seed, -1, 1));
+  if (lb_pack(r, n, k, c->codes, c->packed) != LB_OK) {
+    lb_case_free(c);
+    return 0;
+  }
+  return 1;
+}
+
+double lb_case_weight(const lb_case *c, int j, int kk) {
+  const lb_recipe *r = c->r;
+  size_t g = (size_t)j * (size_t)c->groups + (size_t)(r->group ? kk / r->group : 0);
+  double q = code_value(r, c->codes[(size_t)j * (size_t)c->k + (size_t)kk]);
+  double s = lb_load(r->sdtype, c->scales, g);
+  double z = r->zeros ? lb_load(r->zdtype, c->zeros, g) : 0;
+  switch (r->dequant) {
+    case LB_DQ_SUBMUL: return (q - z) * s;
+    case LB_DQ_MULADD: return q * s + z;
+    case LB_DQ_MUL: return q * s;
+  }
+  return NAN;
+}
+
+void lb_case_reference(const lb_case *c, double *y64) {
+  int i, j, kk;
+  double *w = malloc(sizeof(double) * (size_t)c->k);
+  for (j = 0; j < c->n; j++) {
+    double b = c->bias ? lb_load(c->r->out, c->bias, (size_t)j) : 0;
+    if (w == NULL) break;
+    for (kk = 0; kk < c->k; kk++) w[kk] = lb_case_weight(c, j, kk);
+    for (i = 0; i < c->m; i++) {
+      double s = 0;
+      for (kk = 0; kk < c->k; kk++)
+        s += lb_load(c->r->act, c->x, (size_t)i * (size_t)c->k + (size_t)kk) *
+             w[kk];
+      y64[(size_t)i * (size_t)c->n + (size_t)j] = s + b;
+    }
+  }
+  free(w);
+}
+
+double lb_rel_error(const lb_case *c, const void *y, const double *y64,
+                    size_t *bad) {
+  double num = 0, den = 0;
+  size_t i, total = (size_t)c->m * (size_t)c->n;
+  *bad = 0;
+  for (i = 0; i < total; i++) {
+    double v = lb_load(c->r->out, y, i);
+    if (!isfinite(v)) {
+      (*bad)++;
+      continue;
+    }
+    num += (v - y64[i]) * (v - y64[i]);
+    den += y64[i] * y64[i];
+  }
+  return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+}
+
+/* f32 accumulation adds ~sqrt(K) * 2^-24 relative error, far below the
+** rounding of the output: 2^-11 for f16, 2^-8 for bf16.  Each element
+** is off by at most half an ulp, so the norm ratio stays under it; the
+** bound allows twice that. */
+double lb_tolerance(const lb_recipe *r) {
+  switch (r->out) {
+    case LB_F16: return 2.0 * 0x1.0p-11;
+    case LB_BF16: return 2.0 * 0x1.0p-8;
+    case LB_F32: return 1e-4;
+  }
+  return 0;
+}

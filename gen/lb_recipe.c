@@ -1,0 +1,525 @@
+/*
+** lb_recipe.c: load a recipe in a Lua sandbox and validate it.
+**
+** A recipe is a Lua chunk that calls one function per section:
+**   weights { bits = 4, packing = "gemlite32" }
+** Each section function is C: it checks its argument at once and raises
+** errors with luaL_error, so a message carries the file and the line of
+** the section that is wrong.  The chunk sees no io, os, package, debug,
+** load or bytecode; memory and executed instructions are bounded.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "lb_err.h"
+#include "lb_recipe.h"
+
+#define MEM_LIMIT   (8u << 20)     /* bytes a recipe may allocate */
+#define INSN_LIMIT  (10000000L)    /* VM instructions a recipe may run */
+#define HOOK_EVERY  1000
+
+typedef struct sandbox {
+  size_t used, limit;
+  long insns;
+  int line;                /* last line the chunk executed */
+  const char *file;
+  lb_recipe *r;
+} sandbox;
+
+static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  sandbox *s = ud;
+  size_t old = ptr ? osize : 0;
+  void *np;
+  if (nsize == 0) {
+    s->used -= old;
+    free(ptr);
+    return NULL;
+  }
+  if (nsize > old && s->used + (nsize - old) > s->limit) return NULL;
+  np = realloc(ptr, nsize);
+  if (np == NULL) return NULL;
+  s->used = s->used - old + nsize;
+  return np;
+}
+
+static sandbox *getsb(lua_State *L) {
+  void *ud;
+  lua_getallocf(L, &ud);
+  return ud;
+}
+
+/* Line events keep the position for errors that Lua reports without one
+** (memory); count events enforce the instruction budget. */
+static void sb_hook(lua_State *L, lua_Debug *ar) {
+  sandbox *s = getsb(L);
+  if (ar->event == LUA_HOOKLINE) {
+    s->line = ar->currentline;
+    return;
+  }
+  s->insns += HOOK_EVERY;
+  if (s->insns > INSN_LIMIT) {
+    lua_pushfstring(L, "%s:%d: recipe ran more than %d instructions "
+                    "(endless loop?)", s->file, s->line, (int)INSN_LIMIT);
+    lua_error(L);
+  }
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *const dtype_names[] = {"f16", "bf16", "f32", NULL};
+static const char *const section_names[] = {
+  "name", "activations", "weights", "scales", "zeros", "dequant",
+  "accumulator", "output", "epilogue"
+};
+static const char *const dequant_texts[] = {
+  "(q - z) * s", "q * s + z", "q * s", NULL
+};
+
+const char *lb_dtype_name(lb_dtype t) { return dtype_names[t]; }
+int lb_dtype_size(lb_dtype t) { return t == LB_F32 ? 4 : 2; }
+const char *lb_dequant_text(lb_dequant d) { return dequant_texts[d]; }
+const char *lb_section_name(lb_section s) { return section_names[s]; }
+
+static int find(const char *s, const char *const list[]) {
+  int i;
+  for (i = 0; list[i]; i++)
+    if (strcmp(s, list[i]) == 0) return i;
+  return -1;
+}
+
+static const char *joined(lua_State *L, const char *const list[]) {
+  luaL_Buffer b;
+  int i;
+  luaL_buffinit(L, &b);
+  for (i = 0; list[i]; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addchar(&b, '\'');
+    luaL_addstring(&b, list[i]);
+    luaL_addchar(&b, '\'');
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+/* ---- argument checks (arg 1 of a section function) -------------------- */
+
+static int callline(lua_State *L) {
+  lua_Debug ar;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar))
+    return ar.currentline > 0 ? ar.currentline : 1;
+  return 1;
+}
+
+/* Marks section sec as given, refusing a second time. */
+static lb_recipe *begin(lua_State *L, lb_section sec, int argtype) {
+  lb_recipe *r = getsb(L)->r;
+  const char *what = argtype == LUA_TTABLE ? "a table" : "a string";
+  if (r->line[sec])
+    luaL_error(L, "section '%s' given twice (first at line %d)",
+               section_names[sec], r->line[sec]);
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != argtype)
+    luaL_error(L, "section '%s' takes %s, got %s", section_names[sec], what,
+               luaL_typename(L, 1));
+  r->line[sec] = callline(L);
+  return r;
+}
+
+static void known_fields(lua_State *L, const char *sec,
+                         const char *const known[]) {
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING)
+      luaL_error(L, "%s: fields are named (like bits = 4), got a %s key",
+                 sec, luaL_typename(L, -2));
+    if (find(lua_tostring(L, -2), known) < 0)
+      luaL_error(L, "%s: unknown field '%s' (known: %s)", sec,
+                 lua_tostring(L, -2), joined(L, known));
+    lua_pop(L, 1);
+  }
+}
+
+/* Pushes field f of the table at 1; returns 0 (and pushes nothing) if nil. */
+static int field(lua_State *L, const char *f) {
+  if (lua_getfield(L, 1, f) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  return 1;
+}
+
+static int int_field(lua_State *L, const char *sec, const char *f, int def,
+                     int lo, int hi) {
+  lua_Integer v;
+  int ok;
+  if (!field(L, f)) {
+    if (def == -1) luaL_error(L, "%s: field '%s' is required", sec, f);
+    return def;
+  }
+  if (lua_type(L, -1) != LUA_TNUMBER)
+    luaL_error(L, "%s.%s must be an integer, got %s", sec, f,
+               luaL_typename(L, -1));
+  v = lua_tointegerx(L, -1, &ok);
+  if (!ok)
+    luaL_error(L, "%s.%s must be an integer, got %s", sec, f,
+               lua_tostring(L, -1));
+  if (v < lo || v > hi)
+    luaL_error(L, "%s.%s must be in %d..%d, got %d", sec, f, lo, hi, (int)v);
+  lua_pop(L, 1);
+  return (int)v;
+}
+
+static int bool_field(lua_State *L, const char *sec, const char *f, int def) {
+  int v;
+  if (!field(L, f)) return def;
+  if (lua_type(L, -1) != LUA_TBOOLEAN)
+    luaL_error(L, "%s.%s must be true or false, got %s", sec, f,
+               luaL_typename(L, -1));
+  v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Checks s against the supported names, then against names that are
+** planned (valid later, refused now with a clear word). */
+static int choice(lua_State *L, const char *what, const char *s,
+                  const char *const ok[], const char *const later[]) {
+  int i = find(s, ok);
+  if (i >= 0) return i;
+  if (later && find(s, later) >= 0)
+    luaL_error(L, "%s '%s' is not supported yet (supported: %s)", what, s,
+               joined(L, ok));
+  return luaL_error(L, "%s must be one of %s, got '%s'", what, joined(L, ok),
+                    s);
+}
+
+static int str_field(lua_State *L, const char *sec, const char *f,
+                     const char *def, const char *const ok[],
+                     const char *const later[]) {
+  char what[64];
+  const char *s = def;
+  int v;
+  if (field(L, f)) {
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "%s.%s must be a string, got %s", sec, f,
+                 luaL_typename(L, -1));
+    s = lua_tostring(L, -1);
+  } else {
+    lua_pushnil(L);
+  }
+  snprintf(what, sizeof what, "%s.%s", sec, f);
+  v = choice(L, what, s, ok, later);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int s_name(lua_State *L) {
+  lb_recipe *r = begin(L, LB_S_NAME, LUA_TSTRING);
+  size_t n, i;
+  const char *s = lua_tolstring(L, 1, &n);
+  if (n == 0 || n >= sizeof r->name)
+    luaL_error(L, "name must be 1..%d characters", (int)sizeof r->name - 1);
+  for (i = 0; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+      luaL_error(L, "name '%s' may hold only letters, digits, '_', '-', '.'",
+                 s);
+  }
+  memcpy(r->name, s, n + 1);
+  return 0;
+}
+
+static const char *const act_later[] = {"s8", "fp8e4m3", NULL};
+static const char *const act_ok[] = {"f16", "bf16", NULL};
+
+static int s_activations(lua_State *L) {
+  lb_recipe *r = begin(L, LB_S_ACT, LUA_TSTRING);
+  r->act = (lb_dtype)choice(L, "activations", lua_tostring(L, 1), act_ok,
+                            act_later);
+  return 0;
+}
+
+static int s_weights(lua_State *L) {
+  static const char *const known[] = {"bits", "signed", "packing", NULL};
+  static const char *const packings[] = {"gemlite32", NULL};
+  static const char *const later[] = {"int8", "gptq", "awq", "marlin",
+                                      "interleaved", NULL};
+  lb_recipe *r = begin(L, LB_S_WEIGHTS, LUA_TTABLE);
+  known_fields(L, "weights", known);
+  r->bits = int_field(L, "weights", "bits", -1, 1, 8);
+  r->is_signed = bool_field(L, "weights", "signed", 0);
+  r->packing = (lb_packing)str_field(L, "weights", "packing", "gemlite32",
+                                     packings, later);
+  return 0;
+}
+
+static int s_scales(lua_State *L) {
+  static const char *const known[] = {"group", "dtype", NULL};
+  lb_recipe *r = begin(L, LB_S_SCALES, LUA_TTABLE);
+  known_fields(L, "scales", known);
+  if (!field(L, "group"))
+    luaL_error(L, "scales: field 'group' is required (a multiple of 32, "
+               "or \"channel\")");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    if (strcmp(lua_tostring(L, -1), "channel") != 0)
+      luaL_error(L, "scales.group must be a multiple of 32 or \"channel\", "
+                 "got '%s'", lua_tostring(L, -1));
+    r->group = 0;
+    lua_pop(L, 1);
+  } else {
+    lua_pop(L, 1);
+    r->group = int_field(L, "scales", "group", -1, 32, 1 << 20);
+    if (r->group % 32 != 0)
+      luaL_error(L, "scales.group must be a multiple of 32, got %d",
+                 r->group);
+  }
+  r->sdtype = (lb_dtype)str_field(L, "scales", "dtype", "f16", dtype_names,
+                                  NULL);
+  return 0;
+}
+
+static int s_zeros(lua_State *L) {
+  static const char *const known[] = {"kind", "dtype", NULL};
+  static const char *const kinds[] = {"float", NULL};
+  static const char *const later[] = {"int", NULL};
+  lb_recipe *r = begin(L, LB_S_ZEROS, LUA_TTABLE);
+  known_fields(L, "zeros", known);
+  str_field(L, "zeros", "kind", "float", kinds, later);
+  r->zeros = 1;
+  r->zdtype = (lb_dtype)str_field(L, "zeros", "dtype", "f16", dtype_names,
+                                  NULL);
+  return 0;
+}
+
+static int s_dequant(lua_State *L) {
+  lb_recipe *r = begin(L, LB_S_DEQUANT, LUA_TSTRING);
+  r->dequant = (lb_dequant)choice(L, "dequant", lua_tostring(L, 1),
+                                  dequant_texts, NULL);
+  return 0;
+}
+
+static int s_accumulator(lua_State *L) {
+  static const char *const ok[] = {"f32", NULL};
+  static const char *const later[] = {"f16", "s32", NULL};
+  lb_recipe *r = begin(L, LB_S_ACC, LUA_TSTRING);
+  choice(L, "accumulator", lua_tostring(L, 1), ok, later);
+  r->acc = LB_F32;
+  return 0;
+}
+
+static int s_output(lua_State *L) {
+  static const char *const later[] = {"s8", "s32", NULL};
+  lb_recipe *r = begin(L, LB_S_OUTPUT, LUA_TSTRING);
+  r->out = (lb_dtype)choice(L, "output", lua_tostring(L, 1), dtype_names,
+                            later);
+  return 0;
+}
+
+static int s_epilogue(lua_State *L) {
+  static const char *const known[] = {"bias", NULL};
+  lb_recipe *r = begin(L, LB_S_EPILOGUE, LUA_TTABLE);
+  known_fields(L, "epilogue", known);
+  r->bias = bool_field(L, "epilogue", "bias", 0);
+  return 0;
+}
+
+static const lua_CFunction section_fns[LB_NSECTION] = {
+  s_name, s_activations, s_weights, s_scales, s_zeros, s_dequant,
+  s_accumulator, s_output, s_epilogue
+};
+
+/* Reading or writing an unknown global is almost always a misspelt
+** section or a field written outside its table; say so. */
+static int env_index(lua_State *L) {
+  return luaL_error(L, "unknown name '%s' (sections: %s)",
+                    luaL_tolstring(L, 2, NULL),
+                    joined(L, (const char *const[]){
+                      "name", "activations", "weights", "scales", "zeros",
+                      "dequant", "accumulator", "output", "epilogue", NULL}));
+}
+
+static int env_newindex(lua_State *L) {
+  return luaL_error(L, "assignment to global '%s': recipe fields go inside "
+                    "sections (weights { bits = 4 }); use 'local' for helper "
+                    "variables", luaL_tolstring(L, 2, NULL));
+}
+
+/* Builds the chunk's _ENV: safe base functions, four pure libraries and
+** the section functions, nothing else. */
+static void make_env(lua_State *L) {
+  static const char *const base[] = {
+    "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget",
+    "rawlen", "select", "tonumber", "tostring", "type", "_VERSION", NULL
+  };
+  static const luaL_Reg libs[] = {
+    {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string},
+    {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+    {LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}
+  };
+  const luaL_Reg *lib;
+  int i;
+  for (lib = libs; lib->func; lib++) {
+    luaL_requiref(L, lib->name, lib->func, 1);
+    lua_pop(L, 1);
+  }
+  /* string.dump makes bytecode; strings reach it through their metatable */
+  lua_getglobal(L, LUA_STRLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "dump");
+  lua_pop(L, 1);
+
+  lua_newtable(L);
+  for (i = 0; base[i]; i++) {
+    lua_getglobal(L, base[i]);
+    lua_setfield(L, -2, base[i]);
+  }
+  for (lib = libs + 1; lib->func; lib++) {
+    lua_getglobal(L, lib->name);
+    lua_setfield(L, -2, lib->name);
+  }
+  for (i = 0; i < LB_NSECTION; i++) {
+    lua_pushcfunction(L, section_fns[i]);
+    lua_setfield(L, -2, section_names[i]);
+  }
+  lua_newtable(L);
+  lua_pushcfunction(L, env_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, env_newindex);
+  lua_setfield(L, -2, "__newindex");
+  lua_setmetatable(L, -2);
+}
+
+/* Runs in protected mode: everything that can raise a Lua error. */
+static int run_chunk(lua_State *L) {
+  const char *text = lua_touserdata(L, 1);
+  size_t len = (size_t)lua_tointeger(L, 2);
+  const char *chunk = lua_tostring(L, 3);
+  make_env(L);                                   /* 4: env */
+  if (luaL_loadbufferx(L, text, len, chunk, "t") != LUA_OK)
+    return lua_error(L);
+  lua_pushvalue(L, 4);
+  lua_setupvalue(L, -2, 1);
+  lua_sethook(L, sb_hook, LUA_MASKLINE | LUA_MASKCOUNT, HOOK_EVERY);
+  lua_call(L, 0, 0);
+  lua_sethook(L, NULL, 0, 0);
+  return 0;
+}
+
+static int count_lines(const char *text, size_t len) {
+  int n = 1;
+  size_t i;
+  for (i = 0; i + 1 < len; i++)
+    if (text[i] == '\n') n++;
+  return n;
+}
+
+/* Checks between sections, once the chunk has run. */
+static lb_status finish(lb_recipe *r, const char *file, int last) {
+  static const lb_section required[] = {
+    LB_S_NAME, LB_S_ACT, LB_S_WEIGHTS, LB_S_SCALES, LB_S_DEQUANT
+  };
+  size_t i;
+  for (i = 0; i < sizeof required / sizeof required[0]; i++)
+    if (!r->line[required[i]])
+      return lb_fail(LB_ERECIPE, "%s:%d: recipe has no '%s' section", file,
+                     last, section_names[required[i]]);
+  if (r->dequant != LB_DQ_MUL && !r->zeros)
+    return lb_fail(LB_ERECIPE, "%s:%d: dequant '%s' uses z, but the recipe "
+                   "has no zeros section", file, r->line[LB_S_DEQUANT],
+                   dequant_texts[r->dequant]);
+  if (r->dequant == LB_DQ_MUL && r->zeros)
+    return lb_fail(LB_ERECIPE, "%s:%d: zeros are given but dequant 'q * s' "
+                   "does not use them", file, r->line[LB_S_ZEROS]);
+  if (!r->line[LB_S_ACC]) r->acc = LB_F32;
+  if (!r->line[LB_S_OUTPUT]) r->out = r->act;
+  return LB_OK;
+}
+
+lb_status lb_recipe_load_text(const char *chunkname, const char *text,
+                              size_t len, lb_recipe **out) {
+  sandbox sb;
+  lua_State *L;
+  lb_recipe *r;
+  lb_status st = LB_OK;
+  int rc;
+  if (out) *out = NULL;
+  if (chunkname == NULL || text == NULL || out == NULL)
+    return lb_fail(LB_EARG, "lb_recipe_load_text: null argument");
+  r = calloc(1, sizeof *r);
+  if (r == NULL) return lb_fail(LB_EMEM, "lb_recipe_load_text: no memory");
+  snprintf(r->file, sizeof r->file, "%s", chunkname);
+  memset(&sb, 0, sizeof sb);
+  sb.limit = MEM_LIMIT;
+  sb.file = r->file;
+  sb.r = r;
+  L = lua_newstate(sb_alloc, &sb);
+  if (L == NULL) {
+    free(r);
+    return lb_fail(LB_EMEM, "%s: cannot create a Lua state", chunkname);
+  }
+  lua_pushcfunction(L, run_chunk);
+  lua_pushlightuserdata(L, (void *)text);
+  lua_pushinteger(L, (lua_Integer)len);
+  lua_pushfstring(L, "@%s", chunkname);
+  rc = lua_pcall(L, 3, 0, 0);
+  if (rc == LUA_ERRMEM)
+    st = lb_fail(LB_ERECIPE, "%s:%d: recipe used more than %u MiB of memory",
+                 r->file, sb.line ? sb.line : 1, MEM_LIMIT >> 20);
+  else if (rc != LUA_OK)
+    st = lb_fail(LB_ERECIPE, "%s",
+                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                : "recipe raised a non-string "
+                                                  "error");
+  lua_close(L);
+  if (st == LB_OK) st = finish(r, r->file, count_lines(text, len));
+  if (st != LB_OK) {
+    free(r);
+    return st;
+  }
+  *out = r;
+  return LB_OK;
+}
+
+lb_status lb_recipe_load(const char *path, lb_recipe **out) {
+  FILE *f;
+  char *text;
+  long len;
+  lb_status st;
+  if (out) *out = NULL;
+  if (path == NULL || out == NULL)
+    return lb_fail(LB_EARG, "lb_recipe_load: null argument");
+  f = fopen(path, "rb");
+  if (f == NULL) return lb_fail(LB_EIO, "%s: cannot open recipe", path);
+  if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
+      fseek(f, 0, SEEK_SET) != 0 || len > (1 << 20)) {
+    fclose(f);
+    return lb_fail(LB_EIO, "%s: cannot read recipe (or larger than 1 MiB)",
+                   path);
+  }
+  text = malloc((size_t)len + 1);
+  if (text == NULL) {
+    fclose(f);
+    return lb_fail(LB_EMEM, "%s: no memory", path);
+  }
+  if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+    free(text);
+    fclose(f);
+    return lb_fail(LB_EIO, "%s: read failed", path);
+  }
+  fclose(f);
+  text[len] = '\0';
+  st = lb_recipe_load_text(path, text, (size_t)len, out);
+  free(text);
+  return st;
+}
+
+void lb_recipe_free(lb_recipe *r) { free(r); }
+
+const char *lb_recipe_name(const lb_recipe *r) { return r ? r->name : ""; }

@@ -1,0 +1,131 @@
+/*
+** lowbit.h: public interface of lowbit, a generator of fused low-bit
+** matmul kernels.  A Lua recipe describes a weight format; lowbit turns it
+** into CUDA source, compiles it with NVRTC, caches the binary and launches
+** it through the driver API.
+**
+** Every function returns an lb_status.  On failure lb_errmsg() holds a
+** message that says what was wrong and where; nothing here aborts or prints.
+** Messages are per thread.
+*/
+#ifndef lowbit_h
+#define lowbit_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lb_status {
+  LB_OK = 0,
+  LB_EARG,      /* null, misaligned or out-of-range argument */
+  LB_ERECIPE,   /* recipe failed to load or validate */
+  LB_EMEM,      /* host allocation failed */
+  LB_EIO,       /* file could not be read or written */
+  LB_ECOMPILE,  /* NVRTC rejected the generated source */
+  LB_ECUDA,     /* the CUDA driver reported an error */
+  LB_ENODEV,    /* no CUDA driver or device */
+  LB_EUNSUP     /* valid request that this version does not implement */
+} lb_status;
+
+/* Message of the last failure on this thread ("" when none). */
+const char *lb_errmsg(void);
+const char *lb_status_name(lb_status s);
+
+/* ---- recipes ---------------------------------------------------------- */
+
+typedef struct lb_recipe lb_recipe;
+
+/* Runs the recipe in a sandbox and validates it. */
+lb_status lb_recipe_load(const char *path, lb_recipe **out);
+/* Same, from text; chunkname names it in messages ("@name" style not needed). */
+lb_status lb_recipe_load_text(const char *chunkname, const char *text,
+                              size_t len, lb_recipe **out);
+void lb_recipe_free(lb_recipe *r);
+const char *lb_recipe_name(const lb_recipe *r);
+
+/* ---- host-side tensors --------------------------------------------------
+** A layer computes y[M][N] = x[M][K] * W[N][K]^T (+ bias[N]).  W is given
+** as integer codes, one byte each, row-major [N][K], holding the code's
+** low `bits` bits (signed codes in two's complement).  Scales and zeros are
+** row-major [N][K / group] in the recipe's dtypes (group = K for
+** per-channel).
+*/
+typedef struct lb_sizes {
+  size_t packed;   /* bytes of packed weights */
+  size_t scales;   /* bytes of scales */
+  size_t zeros;    /* bytes of zeros (0 when the recipe has none) */
+  int groups;      /* groups per output channel */
+  int kpad;        /* K rounded up to the packing tile */
+} lb_sizes;
+
+lb_status lb_sizes_of(const lb_recipe *r, int n, int k, lb_sizes *out);
+lb_status lb_pack(const lb_recipe *r, int n, int k, const uint8_t *codes,
+                  uint32_t *packed);
+lb_status lb_unpack(const lb_recipe *r, int n, int k, const uint32_t *packed,
+                    uint8_t *codes);
+
+/* ---- generation --------------------------------------------------------- */
+
+/* Self-contained CUDA source for (recipe, n, k) on a device with `sms`
+** multiprocessors.  *src is malloc'ed; free it with free(). */
+lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src);
+
+/* ---- runtime ------------------------------------------------------------ */
+
+typedef struct lb_ctx lb_ctx;   /* one device, its primary context, caches */
+typedef struct lb_op lb_op;     /* (recipe, N, K), compiled and ready */
+
+lb_status lb_ctx_create(int device, lb_ctx **out);
+void lb_ctx_destroy(lb_ctx *c);
+
+/* Where a compile came from, and what ptxas reported. */
+typedef struct lb_compile_info {
+  double seconds;     /* time spent getting the module (NVRTC or cache) */
+  int cache;          /* 0 compiled, 1 memory cache, 2 disk cache */
+  int arch;           /* e.g. 90 */
+  int ptx;            /* 1 when loaded as PTX (NVRTC did not know the arch) */
+  int regs[4];        /* registers of the kernels for M <= 1, 2, 4, 8 */
+  int spill[4];       /* their spill-store bytes */
+} lb_compile_info;
+
+lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
+                       lb_op **out);
+void lb_op_destroy(lb_op *op);
+lb_status lb_op_info(const lb_op *op, lb_compile_info *info);
+
+/* Device pointers (cudaMalloc, PyTorch, cuMemAlloc).  packed: 16-byte
+** aligned; scales, zeros, bias: aligned to their element size; bias and
+** zeros may be NULL when the recipe allows it. */
+typedef struct lb_weights {
+  const void *packed;
+  const void *scales;
+  const void *zeros;
+  const void *bias;
+} lb_weights;
+
+/* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
+** [m][N].  m = 1..8.  stream is a CUstream / cudaStream_t (NULL: default).
+** Enqueues only: no allocation, no synchronisation; graph-capturable. */
+lb_status lb_op_run(const lb_op *op, int m, const void *x,
+                    const lb_weights *w, void *y, void *stream);
+
+/* ---- compile without a device (CI, `lowbit compile`) ---------------------
+** Compiles src for sm_<arch>; reports ptxas' registers and spills and
+** NVRTC's warnings count; uses the disk cache like a run would. */
+typedef struct lb_offline {
+  double seconds;
+  int cache;           /* 0 compiled, 2 disk cache */
+  int warnings;        /* warning lines in the NVRTC log */
+  size_t binary;       /* bytes of CUBIN */
+} lb_offline;
+
+lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,
+                             char **log);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

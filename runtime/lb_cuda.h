@@ -1,0 +1,43 @@
+/*
+** lb_cuda.h: the CUDA driver API, opened at run time.
+**
+** lowbit links no driver library: libcuda.so.1 is opened on first use, so
+** the library loads, generates and compiles on machines with no GPU and
+** reports LB_ENODEV only when asked to run.
+*/
+#ifndef lb_cuda_h
+#define lb_cuda_h
+
+#include <cuda.h>
+
+#include "lowbit.h"
+
+typedef struct lb_cu {
+  CUresult (*Init)(unsigned);
+  CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*CtxGetCurrent)(CUcontext *);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxPushCurrent)(CUcontext);
+  CUresult (*CtxPopCurrent)(CUcontext *);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleUnload)(CUmodule);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
+  CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, CUstream, void **,
+                           void **);
+} lb_cu;
+
+/* The driver's entry points, loaded and cuInit'ed once. */
+lb_status lb_cuda(const lb_cu **out);
+
+/* Fails with st and "where: cuXxx: <driver message>". */
+lb_status lb_cufail(CUresult rc, const char *where, const char *call);
+
+#endif

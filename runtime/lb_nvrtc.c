@@ -1,0 +1,167 @@
+/*
+** lb_nvrtc.c: run NVRTC on generated source.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nvrtc.h>
+
+#include "lb_cache.h"
+#include "lb_err.h"
+#include "lb_hash.h"
+#include "lb_nvrtc.h"
+
+double lb_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void lb_binary_free(lb_binary *b) {
+  free(b->data);
+  free(b->log);
+  memset(b, 0, sizeof *b);
+}
+
+/* The newest arch NVRTC knows that is not newer than want; 0 if none. */
+static int pick_arch(int want, int *exact) {
+  int n = 0, i, best = 0;
+  int *archs;
+  *exact = 0;
+  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return 0;
+  archs = malloc(sizeof(int) * (size_t)n);
+  if (archs == NULL) return 0;
+  if (nvrtcGetSupportedArchs(archs) == NVRTC_SUCCESS)
+    for (i = 0; i < n; i++) {
+      if (archs[i] == want) *exact = 1;
+      if (archs[i] <= want && archs[i] > best) best = archs[i];
+    }
+  free(archs);
+  return best;
+}
+
+#define NOPTS 3
+
+static void options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
+  snprintf(arg, 64, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+  opts[0] = arg;
+  opts[1] = "-std=c++17";
+  opts[2] = "--ptxas-options=-v";
+}
+
+static lb_status compile(const char *src, int arch, int ptx, lb_binary *out) {
+  nvrtcProgram prog;
+  nvrtcResult rc;
+  char arg[64];
+  const char *opts[NOPTS];
+  size_t n = 0;
+  lb_status st = LB_OK;
+  options(arch, ptx, arg, opts);
+  rc = nvrtcCreateProgram(&prog, src, "lowbit.cu", 0, NULL, NULL);
+  if (rc != NVRTC_SUCCESS)
+    return lb_fail(LB_ECOMPILE, "nvrtcCreateProgram: %s",
+                   nvrtcGetErrorString(rc));
+  rc = nvrtcCompileProgram(prog, NOPTS, opts);
+  if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 0 &&
+      (out->log = malloc(n + 1)) != NULL) {
+    nvrtcGetProgramLog(prog, out->log);
+    out->log[n] = '\0';
+  }
+  if (rc != NVRTC_SUCCESS) {
+    st = lb_fail(LB_ECOMPILE, "NVRTC (%s): %s\n%s", arg,
+                 nvrtcGetErrorString(rc), out->log ? out->log : "");
+    goto done;
+  }
+  rc = ptx ? nvrtcGetPTXSize(prog, &n) : nvrtcGetCUBINSize(prog, &n);
+  if (rc != NVRTC_SUCCESS || (out->data = malloc(n + 1)) == NULL) {
+    st = lb_fail(LB_ECOMPILE, "NVRTC: cannot fetch the binary");
+    goto done;
+  }
+  rc = ptx ? nvrtcGetPTX(prog, (char *)out->data)
+           : nvrtcGetCUBIN(prog, (char *)out->data);
+  if (rc != NVRTC_SUCCESS) {
+    st = lb_fail(LB_ECOMPILE, "NVRTC: %s", nvrtcGetErrorString(rc));
+    goto done;
+  }
+  out->data[n] = 0;
+  out->size = n;
+  out->ptx = ptx;
+done:
+  nvrtcDestroyProgram(&prog);
+  if (st != LB_OK) lb_binary_free(out);
+  return st;
+}
+
+lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
+                    double *seconds) {
+  int exact, use, major = 0, minor = 0, i;
+  char arg[64];
+  const char *opts[NOPTS];
+  uint64_t key;
+  double t0 = lb_now();
+  lb_status st;
+  memset(out, 0, sizeof *out);
+  *cache = 0;
+  if (src == NULL) return lb_fail(LB_EARG, "lb_obtain: src is NULL");
+  use = pick_arch(arch, &exact);
+  if (use == 0)
+    return lb_fail(LB_EUNSUP, "NVRTC knows no architecture at or below "
+                   "sm_%d", arch);
+  options(use, !exact, arg, opts);
+  nvrtcVersion(&major, &minor);
+  key = lb_hash_str(LB_HASH_INIT, src);
+  key = lb_hash(key, &major, sizeof major);
+  key = lb_hash(key, &minor, sizeof minor);
+  for (i = 0; i < NOPTS; i++) key = lb_hash_str(key, opts[i]);
+  if (lb_cache_get(key, out) == LB_OK) {
+    *cache = 1;
+  } else {
+    st = compile(src, use, !exact, out);
+    if (st != LB_OK) return st;
+    lb_cache_put(key, out);
+  }
+  if (seconds) *seconds = lb_now() - t0;
+  return LB_OK;
+}
+
+/* ptxas -v prints, per kernel:
+**   ptxas info    : Compiling entry function 'lb_gemv_m1' for 'sm_90'
+**   ptxas info    : Used 40 registers, ...
+**   ... N bytes spill stores, N bytes spill loads */
+void lb_log_resources(const char *log, const char *name, int *regs,
+                      int *spill) {
+  char pat[96];
+  const char *p;
+  *regs = *spill = -1;
+  if (log == NULL) return;
+  snprintf(pat, sizeof pat, "entry function '%s'", name);
+  if ((p = strstr(log, pat)) == NULL) return;
+  /* the kernel's lines run until the next kernel's */
+  while ((p = strchr(p, '\n')) != NULL && *++p) {
+    const char *q;
+    char line[256];
+    size_t len = strcspn(p, "\n");
+    if (len >= sizeof line) len = sizeof line - 1;
+    memcpy(line, p, len);
+    line[len] = '\0';
+    if (strstr(line, "entry function '")) break;
+    if ((q = strstr(line, "Used ")) != NULL) sscanf(q, "Used %d registers", regs);
+    if ((q = strstr(line, "bytes spill stores")) != NULL) {
+      while (q > line && q[-1] == ' ') q--;
+      while (q > line && q[-1] >= '0' && q[-1] <= '9') q--;
+      sscanf(q, "%d", spill);
+    }
+  }
+}
+
+int lb_log_warnings(const char *log) {
+  int n = 0;
+  const char *p = log;
+  while (p && (p = strstr(p, "warning")) != NULL) {
+    n++;
+    p += 7;
+  }
+  return n;
+}

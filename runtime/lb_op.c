@@ -1,0 +1,371 @@
+/*
+** lb_op.c: contexts, ops and launches.
+**
+** Creating an op resolves everything a launch needs (source, module,
+** functions, grid, shared memory), so lb_op_run only checks its arguments
+** and calls cuLaunchKernel: no hashing, allocation or synchronisation.
+*/
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb_cuda.h"
+#include "lb_err.h"
+#include "lb_gen.h"
+#include "lb_hash.h"
+#include "lb_nvrtc.h"
+#include "lb_recipe.h"
+
+/* Modules loaded in this context, by hash of their source. */
+typedef struct lb_mod {
+  uint64_t key;
+  CUmodule mod;
+  char *log;
+  struct lb_mod *next;
+} lb_mod;
+
+struct lb_ctx {
+  const lb_cu *cu;
+  CUdevice dev;
+  CUcontext ctx;
+  int arch, sms;
+  pthread_mutex_t lock;   /* guards mods */
+  lb_mod *mods;
+};
+
+struct lb_op {
+  lb_ctx *c;
+  const lb_cu *cu;
+  int n, k;
+  int has_zeros, has_bias;
+  int out_size, scale_size, zero_size;
+  CUfunction fn[LB_NBUCKET];
+  lb_gemv_cfg cfg[LB_NBUCKET];
+  lb_compile_info info;
+};
+
+/* Makes the context current on this thread for a scope; restores after. */
+typedef struct scope {
+  const lb_cu *cu;
+  int pushed;
+} scope;
+
+static lb_status enter(lb_ctx *c, scope *s, const char *where) {
+  CUcontext cur = NULL;
+  CUresult rc;
+  s->cu = c->cu;
+  s->pushed = 0;
+  if ((rc = c->cu->CtxGetCurrent(&cur)) != CUDA_SUCCESS)
+    return lb_cufail(rc, where, "cuCtxGetCurrent");
+  if (cur == c->ctx) return LB_OK;
+  if ((rc = c->cu->CtxPushCurrent(c->ctx)) != CUDA_SUCCESS)
+    return lb_cufail(rc, where, "cuCtxPushCurrent");
+  s->pushed = 1;
+  return LB_OK;
+}
+
+static void leave(scope *s) {
+  CUcontext dummy;
+  if (s->pushed) s->cu->CtxPopCurrent(&dummy);
+}
+
+lb_status lb_ctx_create(int device, lb_ctx **out) {
+  const lb_cu *cu;
+  lb_ctx *c;
+  CUresult rc;
+  int count = 0, major = 0, minor = 0;
+  lb_status st;
+  if (out == NULL) return lb_fail(LB_EARG, "lb_ctx_create: out is NULL");
+  *out = NULL;
+  if ((st = lb_cuda(&cu)) != LB_OK) return st;
+  if ((rc = cu->DeviceGetCount(&count)) != CUDA_SUCCESS)
+    return lb_cufail(rc, "lb_ctx_create", "cuDeviceGetCount");
+  if (device < 0 || device >= count)
+    return lb_fail(count ? LB_EARG : LB_ENODEV, "lb_ctx_create: device %d "
+                   "does not exist (%d device(s))", device, count);
+  if ((c = calloc(1, sizeof *c)) == NULL)
+    return lb_fail(LB_EMEM, "lb_ctx_create: no memory");
+  c->cu = cu;
+  if ((rc = cu->DeviceGet(&c->dev, device)) != CUDA_SUCCESS ||
+      (rc = cu->DeviceGetAttribute(
+           &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev)) !=
+          CUDA_SUCCESS ||
+      (rc = cu->DeviceGetAttribute(
+           &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev)) !=
+          CUDA_SUCCESS ||
+      (rc = cu->DeviceGetAttribute(
+           &c->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev)) !=
+          CUDA_SUCCESS) {
+    free(c);
+    return lb_cufail(rc, "lb_ctx_create", "cuDeviceGetAttribute");
+  }
+  if ((rc = cu->DevicePrimaryCtxRetain(&c->ctx, c->dev)) != CUDA_SUCCESS) {
+    free(c);
+    return lb_cufail(rc, "lb_ctx_create", "cuDevicePrimaryCtxRetain");
+  }
+  c->arch = major * 10 + minor;
+  if (c->arch < 80) {
+    cu->DevicePrimaryCtxRelease(c->dev);
+    free(c);
+    return lb_fail(LB_EUNSUP, "lb_ctx_create: device %d is sm_%d; lowbit "
+                   "needs sm_80 or newer", device, major * 10 + minor);
+  }
+  pthread_mutex_init(&c->lock, NULL);
+  *out = c;
+  return LB_OK;
+}
+
+void lb_ctx_destroy(lb_ctx *c) {
+  scope s;
+  lb_mod *m, *next;
+  if (c == NULL) return;
+  if (enter(c, &s, "lb_ctx_destroy") == LB_OK) {
+    for (m = c->mods; m; m = next) {
+      next = m->next;
+      c->cu->ModuleUnload(m->mod);
+      free(m->log);
+      free(m);
+    }
+    leave(&s);
+  }
+  c->cu->DevicePrimaryCtxRelease(c->dev);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}
+
+static void dump(const char *src, const lb_recipe *r, int n, int k,
+                 uint64_t key) {
+  const char *dir = getenv("LOWBIT_DUMP_DIR");
+  char path[4200];
+  FILE *f;
+  if (dir == NULL || *dir == '\0') return;
+  snprintf(path, sizeof path, "%s/%s-n%d-k%d-%016llx.cu", dir, r->name, n, k,
+           (unsigned long long)key);
+  if ((f = fopen(path, "w")) != NULL) {
+    fputs(src, f);
+    fclose(f);
+  }
+}
+
+/* The module for src: memory cache, else disk cache or NVRTC. */
+static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
+                            lb_compile_info *info) {
+  uint64_t key = lb_hash_str(LB_HASH_INIT, src);
+  lb_binary bin;
+  lb_mod *m;
+  CUresult rc;
+  int hit;
+  double t0 = lb_now();
+  lb_status st;
+  pthread_mutex_lock(&c->lock);
+  for (m = c->mods; m; m = m->next)
+    if (m->key == key) break;
+  if (m) {
+    pthread_mutex_unlock(&c->lock);
+    info->cache = 1;
+    info->seconds = lb_now() - t0;
+    *out = m;
+    return LB_OK;
+  }
+  st = lb_obtain(src, c->arch, &bin, &hit, NULL);
+  if (st != LB_OK) {
+    pthread_mutex_unlock(&c->lock);
+    return st;
+  }
+  m = calloc(1, sizeof *m);
+  if (m == NULL) {
+    lb_binary_free(&bin);
+    pthread_mutex_unlock(&c->lock);
+    return lb_fail(LB_EMEM, "lb_op_create: no memory");
+  }
+  if ((rc = c->cu->ModuleLoadData(&m->mod, bin.data)) != CUDA_SUCCESS) {
+    free(m);
+    lb_binary_free(&bin);
+    pthread_mutex_unlock(&c->lock);
+    return lb_cufail(rc, "lb_op_create", "cuModuleLoadData");
+  }
+  m->key = key;
+  m->log = bin.log;
+  bin.log = NULL;
+  info->ptx = bin.ptx;
+  lb_binary_free(&bin);
+  m->next = c->mods;
+  c->mods = m;
+  pthread_mutex_unlock(&c->lock);
+  info->cache = hit ? 2 : 0;
+  info->seconds = lb_now() - t0;
+  *out = m;
+  return LB_OK;
+}
+
+lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
+                       lb_op **out) {
+  lb_op *op;
+  lb_mod *mod;
+  char *src = NULL;
+  scope s;
+  lb_status st;
+  int b;
+  if (out) *out = NULL;
+  if (c == NULL || r == NULL || out == NULL)
+    return lb_fail(LB_EARG, "lb_op_create: null argument");
+  if ((st = lb_generate(r, n, k, c->sms, &src)) != LB_OK) return st;
+  dump(src, r, n, k, lb_hash_str(LB_HASH_INIT, src));
+  if ((op = calloc(1, sizeof *op)) == NULL) {
+    free(src);
+    return lb_fail(LB_EMEM, "lb_op_create: no memory");
+  }
+  op->c = c;
+  op->cu = c->cu;
+  op->n = n;
+  op->k = k;
+  op->has_zeros = r->zeros;
+  op->has_bias = r->bias;
+  op->out_size = lb_dtype_size(r->out);
+  op->scale_size = lb_dtype_size(r->sdtype);
+  op->zero_size = lb_dtype_size(r->zdtype);
+  op->info.arch = c->arch;
+  if ((st = enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
+  st = get_module(c, src, &mod, &op->info);
+  for (b = 0; st == LB_OK && b < LB_NBUCKET; b++) {
+    char name[32];
+    CUresult rc;
+    int local = 0;
+    lb_kernel_name(b, name, sizeof name);
+    lb_gemv_plan(r, n, k, c->sms, lb_bucket_m(b), &op->cfg[b]);
+    if ((rc = c->cu->ModuleGetFunction(&op->fn[b], mod->mod, name)) !=
+            CUDA_SUCCESS ||
+        (rc = c->cu->FuncGetAttribute(&op->info.regs[b],
+                                      CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                      op->fn[b])) != CUDA_SUCCESS ||
+        (rc = c->cu->FuncGetAttribute(&local,
+                                      CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                                      op->fn[b])) != CUDA_SUCCESS) {
+      st = lb_cufail(rc, "lb_op_create", name);
+      break;
+    }
+    {
+      int regs;
+      lb_log_resources(mod->log, name, &regs, &op->info.spill[b]);
+      if (op->info.spill[b] < 0) op->info.spill[b] = local;
+    }
+    if (op->cfg[b].smem > 48 * 1024 &&
+        (rc = c->cu->FuncSetAttribute(
+             op->fn[b], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             op->cfg[b].smem)) != CUDA_SUCCESS)
+      st = lb_cufail(rc, "lb_op_create", "cuFuncSetAttribute");
+  }
+  leave(&s);
+  if (st != LB_OK) goto fail;
+  free(src);
+  *out = op;
+  return LB_OK;
+fail:
+  free(src);
+  free(op);
+  return st;
+}
+
+void lb_op_destroy(lb_op *op) { free(op); }
+
+lb_status lb_op_info(const lb_op *op, lb_compile_info *info) {
+  if (op == NULL || info == NULL)
+    return lb_fail(LB_EARG, "lb_op_info: null argument");
+  *info = op->info;
+  return LB_OK;
+}
+
+static int misaligned(const void *p, size_t a) {
+  return ((uintptr_t)p & (a - 1)) != 0;
+}
+
+lb_status lb_op_run(const lb_op *op, int m, const void *x,
+                    const lb_weights *w, void *y, void *stream) {
+  const lb_gemv_cfg *cfg;
+  const void *bias, *zeros;
+  int n, k, b;
+  void *args[9];
+  CUcontext cur = NULL, dummy;
+  CUresult rc;
+  int pushed = 0;
+  if (op == NULL || w == NULL)
+    return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
+  if (m < 1 || m > LB_MAX_M)
+    return lb_fail(LB_EARG, "lb_op_run: m = %d; the GEMV takes 1..%d rows",
+                   m, LB_MAX_M);
+  if (x == NULL || y == NULL || w->packed == NULL || w->scales == NULL)
+    return lb_fail(LB_EARG, "lb_op_run: %s is NULL",
+                   x == NULL ? "x" : y == NULL ? "y" :
+                   w->packed == NULL ? "w->packed" : "w->scales");
+  if (op->has_zeros && w->zeros == NULL)
+    return lb_fail(LB_EARG, "lb_op_run: the recipe has zeros but w->zeros "
+                   "is NULL");
+  if (!op->has_bias && w->bias != NULL)
+    return lb_fail(LB_EARG, "lb_op_run: w->bias is set but the recipe has "
+                   "no bias (epilogue { bias = true })");
+  if (misaligned(x, 16) || misaligned(w->packed, 16))
+    return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
+                   misaligned(x, 16) ? "x" : "w->packed",
+                   misaligned(x, 16) ? x : w->packed);
+  if (misaligned(y, (size_t)op->out_size) ||
+      misaligned(w->scales, (size_t)op->scale_size) ||
+      misaligned(w->zeros, (size_t)op->zero_size) ||
+      misaligned(w->bias, (size_t)op->out_size))
+    return lb_fail(LB_EARG, "lb_op_run: y, scales, zeros and bias must be "
+                   "aligned to their element size");
+  b = lb_bucket_of(m);
+  cfg = &op->cfg[b];
+  n = op->n;
+  k = op->k;
+  zeros = w->zeros;
+  bias = w->bias;
+  args[0] = (void *)&x;
+  args[1] = (void *)&w->packed;
+  args[2] = (void *)&w->scales;
+  args[3] = (void *)&zeros;
+  args[4] = (void *)&bias;
+  args[5] = (void *)&y;
+  args[6] = &m;
+  args[7] = &n;
+  args[8] = &k;
+  /* Launch in the caller's context when it is ours (the usual case with
+  ** cudart or PyTorch); otherwise make ours current for the call. */
+  if ((rc = op->cu->CtxGetCurrent(&cur)) != CUDA_SUCCESS)
+    return lb_cufail(rc, "lb_op_run", "cuCtxGetCurrent");
+  if (cur != op->c->ctx) {
+    if ((rc = op->cu->CtxPushCurrent(op->c->ctx)) != CUDA_SUCCESS)
+      return lb_cufail(rc, "lb_op_run", "cuCtxPushCurrent");
+    pushed = 1;
+  }
+  rc = op->cu->LaunchKernel(op->fn[b], (unsigned)cfg->grid, 1, 1,
+                            LB_WARPS * 32, 1, 1, (unsigned)cfg->smem,
+                            (CUstream)stream, args, NULL);
+  if (pushed) op->cu->CtxPopCurrent(&dummy);
+  if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
+  return LB_OK;
+}
+
+lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,
+                             char **log) {
+  lb_binary bin;
+  lb_status st;
+  if (log) *log = NULL;
+  if (src == NULL || info == NULL)
+    return lb_fail(LB_EARG, "lb_compile_offline: null argument");
+  if (arch < 80 || arch > 200)
+    return lb_fail(LB_EARG, "lb_compile_offline: arch sm_%d out of range",
+                   arch);
+  memset(info, 0, sizeof *info);
+  st = lb_obtain(src, arch, &bin, &info->cache, &info->seconds);
+  if (st != LB_OK) return st;
+  if (info->cache) info->cache = 2;
+  info->warnings = lb_log_warnings(bin.log);
+  info->binary = bin.size;
+  if (log) {
+    *log = bin.log;
+    bin.log = NULL;
+  }
+  lb_binary_free(&bin);
+  return LB_OK;
+}
