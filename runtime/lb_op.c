@@ -202,7 +202,7 @@ static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
 lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
                        lb_op **out) {
   lb_op *op;
-  lb_mod *mod;
+  lb_mod *mod = NULL;
   char *src = NULL;
   scope s;
   lb_status st;

@@ -1,0 +1,447 @@
+/*
+** lb_bench.c: check and time lowbit kernels against cuBLAS on the GPU.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "lb_bench.h"
+#include "lb_ref.h"
+#include "lb_svg.h"
+#include "lowbit.h"
+
+#define CK(call)                                                        \
+  do {                                                                  \
+    cudaError_t e_ = (call);                                            \
+    if (e_ != cudaSuccess) {                                            \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,     \
+              cudaGetErrorString(e_));                                  \
+      goto fail;                                                        \
+    }                                                                   \
+  } while (0)
+
+typedef struct row {
+  char recipe[64];
+  int k, n, m;
+  double us, cublas_us, gbs, pct, err, cublas_err, compile_s;
+  int cache, pass, regs;
+  double bytes;
+} row;
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* Times `iters` runs of one launch, each after L2 is flushed by a write
+** larger than it; returns the median in microseconds (< 0 on error). */
+typedef int (*launch_fn)(void *ctx);
+
+typedef struct timer {
+  cudaEvent_t *ev;
+  float *ms;
+  void *flush;
+  size_t flush_bytes;
+  int warmup, iters;
+} timer;
+
+static double time_it(timer *t, launch_fn fn, void *ctx) {
+  int i;
+  for (i = 0; i < t->warmup; i++)
+    if (!fn(ctx)) return -1;
+  for (i = 0; i < t->iters; i++) {
+    if (cudaMemsetAsync(t->flush, i & 0xff, t->flush_bytes, 0) != cudaSuccess)
+      return -1;
+    cudaEventRecord(t->ev[2 * i], 0);
+    if (!fn(ctx)) return -1;
+    cudaEventRecord(t->ev[2 * i + 1], 0);
+  }
+  if (cudaDeviceSynchronize() != cudaSuccess) return -1;
+  for (i = 0; i < t->iters; i++)
+    cudaEventElapsedTime(&t->ms[i], t->ev[2 * i], t->ev[2 * i + 1]);
+  qsort(t->ms, (size_t)t->iters, sizeof(float), cmp_float);
+  return 1000.0 * t->ms[t->iters / 2];
+}
+
+/* ---- the two contenders ------------------------------------------------- */
+
+typedef struct job {
+  const lb_op *op;
+  lb_weights w;
+  int m;
+  void *x, *y;
+  cublasHandle_t h;
+  cudaDataType_t dt;
+  int n, k;
+  void *wdense, *ydense;
+} job;
+
+static int run_lowbit(void *p) {
+  job *j = p;
+  lb_status st = lb_op_run(j->op, j->m, j->x, &j->w, j->y, NULL);
+  if (st != LB_OK) fprintf(stderr, "lb_op_run: %s\n", lb_errmsg());
+  return st == LB_OK;
+}
+
+static int run_cublas(void *p) {
+  job *j = p;
+  const float one = 1.f, zero = 0.f;
+  /* column-major: y^T (n x m) = W (n x k, stored k x n) ^T * x^T (k x m) */
+  cublasStatus_t st = cublasGemmEx(j->h, CUBLAS_OP_T, CUBLAS_OP_N, j->n, j->m,
+                                   j->k, &one, j->wdense, j->dt, j->k, j->x,
+                                   j->dt, j->k, &zero, j->ydense, j->dt, j->n,
+                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS) fprintf(stderr, "cublasGemmEx: %d\n", st);
+  return st == CUBLAS_STATUS_SUCCESS;
+}
+
+/* Device-to-device copy bandwidth, bytes read + written per second. */
+static double copy_bandwidth(timer *t) {
+  size_t bytes = (size_t)1 << 30;
+  void *a = NULL, *b = NULL;
+  float ms[20];
+  cudaEvent_t e0, e1;
+  double bw = -1;
+  int i;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess)
+    goto done;
+  cudaMemset(a, 1, bytes);
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  for (i = 0; i < 23; i++) {
+    cudaEventRecord(e0, 0);
+    cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0);
+    cudaEventRecord(e1, 0);
+    cudaEventSynchronize(e1);
+    if (i >= 3) cudaEventElapsedTime(&ms[i - 3], e0, e1);
+  }
+  qsort(ms, 20, sizeof(float), cmp_float);
+  bw = 2.0 * (double)bytes / (ms[10] * 1e-3);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+done:
+  cudaFree(a);
+  cudaFree(b);
+  (void)t;
+  return bw;
+}
+
+/* ---- one recipe and shape, all M --------------------------------------- */
+
+typedef struct env {
+  const lb_bench_opts *o;
+  lb_ctx *ctx;
+  cublasHandle_t h;
+  timer t;
+  double copy_bw;
+  row *rows;
+  int nrows;
+  uint64_t seed;
+} env;
+
+static void *upload(const void *host, size_t bytes) {
+  void *d = NULL;
+  if (bytes == 0 || host == NULL) return NULL;
+  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
+  if (cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree(d);
+    return NULL;
+  }
+  return d;
+}
+
+static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
+  const lb_bench_opts *o = e->o;
+  int maxm = 1, i, ok = 0;
+  lb_case c;
+  double *y64 = NULL;
+  void *ybuf = NULL, *hy = NULL;
+  uint16_t *dense = NULL;
+  job j;
+  lb_op *op = NULL;
+  lb_compile_info info;
+  memset(&j, 0, sizeof j);
+  for (i = 0; i < o->nm; i++)
+    if (o->m[i] > maxm) maxm = o->m[i];
+  if (!lb_case_make(&c, r, maxm, n, k, e->seed++)) {
+    fprintf(stderr, "%s %dx%d: %s\n", lb_recipe_name(r), k, n, lb_errmsg());
+    return 0;
+  }
+  y64 = malloc(sizeof(double) * (size_t)maxm * (size_t)n);
+  hy = malloc(c.y_bytes);
+  dense = malloc((size_t)n * (size_t)k * 2);
+  if (!y64 || !hy || !dense) goto fail;
+  lb_case_reference(&c, y64);
+  /* cuBLAS multiplies the same weights, dequantized and rounded to the
+  ** activation type. */
+  for (i = 0; i < n; i++) {
+    int kk;
+    for (kk = 0; kk < k; kk++)
+      lb_store(r->act, dense, (size_t)i * (size_t)k + (size_t)kk,
+               lb_case_weight(&c, i, kk));
+  }
+  j.w.packed = upload(c.packed, c.packed_bytes);
+  j.w.scales = upload(c.scales, c.scale_bytes);
+  j.w.zeros = upload(c.zeros, c.zero_bytes);
+  j.w.bias = upload(c.bias, c.bias_bytes);
+  j.x = upload(c.x, c.x_bytes);
+  j.wdense = upload(dense, (size_t)n * (size_t)k * 2);
+  CK(cudaMalloc(&ybuf, c.y_bytes));
+  CK(cudaMalloc(&j.ydense, (size_t)maxm * (size_t)n * 2));
+  j.y = ybuf;
+  if (!j.w.packed || !j.w.scales || (c.zero_bytes && !j.w.zeros) ||
+      (c.bias_bytes && !j.w.bias) || !j.x || !j.wdense) {
+    fprintf(stderr, "device allocation failed\n");
+    goto fail;
+  }
+  if (lb_op_create(e->ctx, r, n, k, &op) != LB_OK) {
+    fprintf(stderr, "%s: lb_op_create: %s\n", lb_recipe_name(r), lb_errmsg());
+    goto fail;
+  }
+  lb_op_info(op, &info);
+  j.op = op;
+  j.h = e->h;
+  j.dt = r->act == LB_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+  j.n = n;
+  j.k = k;
+  ok = 1;
+  for (i = 0; i < o->nm; i++) {
+    row *rw = &e->rows[e->nrows];
+    lb_case view = c;
+    size_t bad = 0;
+    int bk = 0;
+    j.m = o->m[i];
+    view.m = j.m;
+    /* check once, output poisoned (0xff bytes are NaN in every float type) */
+    CK(cudaMemset(ybuf, 0xff, c.y_bytes));
+    if (!run_lowbit(&j)) goto fail;
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(hy, ybuf, c.y_bytes, cudaMemcpyDeviceToHost));
+    memset(rw, 0, sizeof *rw);
+    snprintf(rw->recipe, sizeof rw->recipe, "%s", lb_recipe_name(r));
+    rw->k = k;
+    rw->n = n;
+    rw->m = j.m;
+    rw->err = lb_rel_error(&view, hy, y64, &bad);
+    rw->pass = bad == 0 && rw->err <= lb_tolerance(r);
+    if (!run_cublas(&j)) goto fail;
+    CK(cudaDeviceSynchronize());
+    {
+      uint16_t *yd = malloc((size_t)j.m * (size_t)n * 2);
+      lb_recipe rr = *r;
+      lb_case cv = view;
+      size_t b2;
+      if (yd == NULL) goto fail;
+      CK(cudaMemcpy(yd, j.ydense, (size_t)j.m * (size_t)n * 2,
+                    cudaMemcpyDeviceToHost));
+      /* cuBLAS adds no bias: compare it without */
+      rr.out = r->act;
+      rr.bias = 0;
+      cv.r = &rr;
+      cv.bias = NULL;
+      {
+        double *ynb = malloc(sizeof(double) * (size_t)j.m * (size_t)n);
+        size_t q;
+        if (ynb) {
+          for (q = 0; q < (size_t)j.m * (size_t)n; q++)
+            ynb[q] = y64[q] - (c.bias ? lb_load(r->out, c.bias, q % (size_t)n) : 0);
+          rw->cublas_err = lb_rel_error(&cv, yd, ynb, &b2);
+          free(ynb);
+        }
+      }
+      free(yd);
+    }
+    rw->us = time_it(&e->t, run_lowbit, &j);
+    rw->cublas_us = time_it(&e->t, run_cublas, &j);
+    if (rw->us <= 0 || rw->cublas_us <= 0) goto fail;
+    rw->bytes = (double)(c.packed_bytes + c.scale_bytes + c.zero_bytes +
+                         c.bias_bytes) +
+                (double)j.m * k * lb_dtype_size(r->act) +
+                (double)j.m * n * lb_dtype_size(r->out);
+    rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
+    rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
+    rw->compile_s = info.seconds;
+    rw->cache = info.cache;
+    bk = j.m <= 1 ? 0 : j.m <= 2 ? 1 : j.m <= 4 ? 2 : 3;
+    rw->regs = info.regs[bk];
+    printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
+           "%6.0f GB/s %5.1f%%  err %.1e %s  regs %d\n",
+           rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
+           rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->err,
+           rw->pass ? "ok" : "FAIL", rw->regs);
+    fflush(stdout);
+    if (!rw->pass) ok = 0;
+    e->nrows++;
+  }
+  goto done;
+fail:
+  ok = 0;
+done:
+  lb_op_destroy(op);
+  cudaFree((void *)j.w.packed);
+  cudaFree((void *)j.w.scales);
+  cudaFree((void *)j.w.zeros);
+  cudaFree((void *)j.w.bias);
+  cudaFree(j.x);
+  cudaFree(j.wdense);
+  cudaFree(j.ydense);
+  cudaFree(ybuf);
+  free(y64);
+  free(hy);
+  free(dense);
+  lb_case_free(&c);
+  return ok;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static void write_results(const env *e) {
+  char path[4096];
+  FILE *f;
+  int i, a, s;
+  snprintf(path, sizeof path, "%s/results.csv", e->o->outdir);
+  if ((f = fopen(path, "w")) != NULL) {
+    fprintf(f, "recipe,k,n,m,lowbit_us,cublas_us,speedup,gbs,pct_copy,"
+               "rel_err,cublas_rel_err,pass,compile_s,cache,regs\n");
+    for (i = 0; i < e->nrows; i++) {
+      const row *r = &e->rows[i];
+      fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.3e,%.3e,%d,%.3f,%d,%d\n",
+              r->recipe, r->k, r->n, r->m, r->us, r->cublas_us,
+              r->cublas_us / r->us, r->gbs, r->pct, r->err, r->cublas_err,
+              r->pass, r->compile_s, r->cache, r->regs);
+    }
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "%s/results.json", e->o->outdir);
+  if ((f = fopen(path, "w")) != NULL) {
+    fprintf(f, "{\"copy_gbs\": %.1f, \"rows\": [\n", e->copy_bw / 1e9);
+    for (i = 0; i < e->nrows; i++) {
+      const row *r = &e->rows[i];
+      fprintf(f, "  {\"recipe\": \"%s\", \"k\": %d, \"n\": %d, \"m\": %d, "
+                 "\"lowbit_us\": %.2f, \"cublas_us\": %.2f, \"gbs\": %.1f, "
+                 "\"pct_copy\": %.1f, \"rel_err\": %.3e, \"pass\": %s, "
+                 "\"compile_s\": %.3f, \"cache\": %d}%s\n",
+              r->recipe, r->k, r->n, r->m, r->us, r->cublas_us, r->gbs, r->pct,
+              r->err, r->pass ? "true" : "false", r->compile_s, r->cache,
+              i + 1 < e->nrows ? "," : "");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+  }
+  /* one plot per recipe: speed-up over cuBLAS against M, a line per shape */
+  for (a = 0; a < e->nrows; a++) {
+    lb_series ser[LB_BENCH_MAX];
+    int ns = 0, seen = 0;
+    char title[160];
+    for (i = 0; i < a; i++)
+      if (strcmp(e->rows[i].recipe, e->rows[a].recipe) == 0) seen = 1;
+    if (seen) continue;
+    for (i = a; i < e->nrows; i++) {
+      const row *r = &e->rows[i];
+      if (strcmp(r->recipe, e->rows[a].recipe) != 0) continue;
+      for (s = 0; s < ns; s++) {
+        char lab[64];
+        snprintf(lab, sizeof lab, "%d x %d", r->k, r->n);
+        if (strcmp(lab, ser[s].label) == 0) break;
+      }
+      if (s == ns) {
+        if (ns == LB_BENCH_MAX) continue;
+        memset(&ser[ns], 0, sizeof ser[ns]);
+        snprintf(ser[ns].label, sizeof ser[ns].label, "%d x %d", r->k, r->n);
+        ns++;
+      }
+      if (ser[s].npts < LB_SVG_MAXPTS) {
+        ser[s].x[ser[s].npts] = r->m;
+        ser[s].y[ser[s].npts] = r->cublas_us / r->us;
+        ser[s].npts++;
+      }
+    }
+    snprintf(title, sizeof title, "%s: speed-up over cuBLAS fp16 (K x N)",
+             e->rows[a].recipe);
+    snprintf(path, sizeof path, "%s/%s.svg", e->o->outdir, e->rows[a].recipe);
+    lb_svg_write(path, title, "M (rows)", "cuBLAS time / lowbit time", ser,
+                 ns, 1.0);
+  }
+}
+
+int lb_bench_run(const lb_bench_opts *o) {
+  env e;
+  int count = 0, i, s, failed = 0, total;
+  struct cudaDeviceProp prop;
+  cudaError_t ce = cudaGetDeviceCount(&count);
+  memset(&e, 0, sizeof e);
+  if (ce != cudaSuccess || count == 0) {
+    printf("no GPU: %s; nothing was run\n",
+           ce != cudaSuccess ? cudaGetErrorString(ce) : "no CUDA device");
+    return 2;
+  }
+  e.o = o;
+  e.seed = 20261122;
+  total = o->nrecipes * o->nshapes * o->nm;
+  e.rows = calloc((size_t)total + 1, sizeof(row));
+  e.t.warmup = o->warmup;
+  e.t.iters = o->iters;
+  e.t.ev = calloc(2 * (size_t)o->iters, sizeof(cudaEvent_t));
+  e.t.ms = calloc((size_t)o->iters, sizeof(float));
+  if (!e.rows || !e.t.ev || !e.t.ms) goto fail;
+  CK(cudaSetDevice(o->device));
+  CK(cudaGetDeviceProperties(&prop, o->device));
+  CK(cudaFree(0));  /* make the primary context current */
+  for (i = 0; i < 2 * o->iters; i++) CK(cudaEventCreate(&e.t.ev[i]));
+  e.t.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 1 << 26) * 4;
+  CK(cudaMalloc(&e.t.flush, e.t.flush_bytes));
+  if (lb_ctx_create(o->device, &e.ctx) != LB_OK) {
+    fprintf(stderr, "lb_ctx_create: %s\n", lb_errmsg());
+    goto fail;
+  }
+  if (cublasCreate(&e.h) != CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "cublasCreate failed\n");
+    goto fail;
+  }
+  e.copy_bw = copy_bandwidth(&e.t);
+  printf("device: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s "
+         "(read + write); %d iterations, median, L2 flushed\n",
+         prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
+         e.copy_bw / 1e9, o->iters);
+  for (i = 0; i < o->nrecipes; i++) {
+    lb_recipe *r;
+    if (lb_recipe_load(o->recipes[i], &r) != LB_OK) {
+      fprintf(stderr, "%s\n", lb_errmsg());
+      failed = 1;
+      continue;
+    }
+    for (s = 0; s < o->nshapes; s++)
+      if (!bench_shape(&e, r, o->k[s], o->n[s])) failed = 1;
+    lb_recipe_free(r);
+  }
+  if (o->outdir) write_results(&e);
+  /* summary: M = 1 rows */
+  printf("\n%-14s %-11s %3s %9s %9s %7s %7s %6s %s\n", "recipe", "K x N", "M",
+         "lowbit us", "cuBLAS us", "speedup", "GB/s", "%copy", "check");
+  for (i = 0; i < e.nrows; i++) {
+    const row *r = &e.rows[i];
+    char shape[32];
+    snprintf(shape, sizeof shape, "%dx%d", r->k, r->n);
+    printf("%-14s %-11s %3d %9.1f %9.1f %7.2f %7.0f %6.1f %s\n", r->recipe,
+           shape, r->m, r->us, r->cublas_us, r->cublas_us / r->us, r->gbs,
+           r->pct, r->pass ? "ok" : "FAIL");
+  }
+  goto done;
+fail:
+  failed = 1;
+done:
+  if (e.h) cublasDestroy(e.h);
+  lb_ctx_destroy(e.ctx);
+  if (e.t.ev)
+    for (i = 0; i < 2 * o->iters; i++)
+      if (e.t.ev[i]) cudaEventDestroy(e.t.ev[i]);
+  cudaFree(e.t.flush);
+  free(e.t.ev);
+  free(e.t.ms);
+  free(e.rows);
+  return failed;
+}

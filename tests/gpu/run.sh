@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: on a GPU machine, build lowbit, run every test (the GPU
+# regression suite included) and the default benchmark, and print a short
+# summary table last.
+#
+#   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
+#
+# OUTDIR receives ctest.log, gpu.log, bench.log, results.csv, results.json
+# and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
+# passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
+# Where Lua is not installed, put its headers and liblua5.4.a under .lua/
+# (tests/gpu/stage-lua.sh does that on a Debian machine) and they are used.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-${LOWBIT_OUT:-$root/gpu-results}}
+build=${LOWBIT_BUILD:-$root/build-gpu}
+mkdir -p "$out"
+luaopt=()
+[ -d "$root/.lua" ] && luaopt=(-DLUA_ROOT="$root/.lua")
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem \
+  --format=csv,noheader 2>/dev/null | tee "$out/device.txt"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${luaopt[@]}" \
+  >"$out/cmake.log" 2>&1 && cmake --build "$build" -j >>"$out/cmake.log" 2>&1
+if [ $? -ne 0 ]; then
+  tail -30 "$out/cmake.log"
+  echo "build failed (log: $out/cmake.log)"
+  exit 1
+fi
+export LOWBIT_CACHE_DIR=$build/kernel-cache
+
+(cd "$build" && ctest --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1
+ctest_rc=$?
+"$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1
+gpu_rc=$?
+# shellcheck disable=SC2086
+"$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
+bench_rc=$?
+
+grep -E "FAIL|worst error" "$out/gpu.log" | head -40
+sed -n '/^recipe /,$p' "$out/bench.log"
+echo
+printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)")"
+printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
+printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
+[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -1,0 +1,233 @@
+/*
+** test_gpu.c: every recipe against the float64 reference on a GPU.
+**
+** For each recipe, several shapes (K equal to the group size, N not a
+** multiple of a block, K not a multiple of the packing tile) and M = 1..8:
+** fresh random inputs each time, output poisoned (NaN) before the run and
+** guarded past its end, bias present and absent, the default and a
+** created stream.  Exits 77 (skipped) when there is no GPU, saying why.
+*/
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "lb_recipe.h"
+#include "lb_ref.h"
+#include "lowbit.h"
+
+#define GUARD 256
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                \
+  do {                                  \
+    checks++;                           \
+    if (!(cond)) {                      \
+      printf("  FAIL: " __VA_ARGS__);   \
+      printf("\n");                     \
+      failures++;                       \
+    }                                   \
+  } while (0)
+
+static void *upload(const void *h, size_t bytes) {
+  void *d = NULL;
+  if (h == NULL || bytes == 0) return NULL;
+  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
+  cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+  return d;
+}
+
+/* One (shape, m) run; returns the relative error (or -1 on error). */
+static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
+                       uint64_t seed, int with_bias, cudaStream_t stream) {
+  lb_case c;
+  lb_op *op = NULL;
+  lb_weights w;
+  double *y64 = NULL, err = -1;
+  unsigned char *hy = NULL;
+  void *dx = NULL, *dy = NULL;
+  size_t bad = 0, i;
+  int guard_ok = 1;
+  memset(&w, 0, sizeof w);
+  if (!lb_case_make(&c, r, m, n, k, seed)) {
+    CHECK(0, "lb_case_make: %s", lb_errmsg());
+    return -1;
+  }
+  if (!with_bias && c.bias) {
+    free(c.bias);
+    c.bias = NULL;
+    c.bias_bytes = 0;
+  }
+  y64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
+  hy = malloc(c.y_bytes + GUARD);
+  if (!y64 || !hy) goto done;
+  lb_case_reference(&c, y64);
+  w.packed = upload(c.packed, c.packed_bytes);
+  w.scales = upload(c.scales, c.scale_bytes);
+  w.zeros = upload(c.zeros, c.zero_bytes);
+  w.bias = upload(c.bias, c.bias_bytes);
+  dx = upload(c.x, c.x_bytes);
+  if (cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess) dy = NULL;
+  if (!w.packed || !w.scales || !dx || !dy) {
+    CHECK(0, "device allocation failed");
+    goto done;
+  }
+  cudaMemset(dy, 0xff, c.y_bytes + GUARD);   /* NaN in every float type */
+  if (lb_op_create(ctx, r, n, k, &op) != LB_OK) {
+    CHECK(0, "lb_op_create n=%d k=%d: %s", n, k, lb_errmsg());
+    goto done;
+  }
+  if (lb_op_run(op, m, dx, &w, dy, stream) != LB_OK) {
+    CHECK(0, "lb_op_run m=%d n=%d k=%d: %s", m, n, k, lb_errmsg());
+    goto done;
+  }
+  if (cudaStreamSynchronize(stream) != cudaSuccess ||
+      cudaGetLastError() != cudaSuccess) {
+    CHECK(0, "kernel failed: %s", cudaGetErrorString(cudaGetLastError()));
+    goto done;
+  }
+  cudaMemcpy(hy, dy, c.y_bytes + GUARD, cudaMemcpyDeviceToHost);
+  for (i = 0; i < GUARD; i++) guard_ok &= hy[c.y_bytes + i] == 0xff;
+  err = lb_rel_error(&c, hy, y64, &bad);
+  CHECK(bad == 0, "m=%d n=%d k=%d: %zu outputs not written or not finite",
+        m, n, k, bad);
+  CHECK(guard_ok, "m=%d n=%d k=%d: wrote past the end of y", m, n, k);
+  CHECK(err <= lb_tolerance(r), "m=%d n=%d k=%d bias=%d: error %.3e > %.3e",
+        m, n, k, with_bias, err, lb_tolerance(r));
+done:
+  lb_op_destroy(op);
+  cudaFree((void *)w.packed);
+  cudaFree((void *)w.scales);
+  cudaFree((void *)w.zeros);
+  cudaFree((void *)w.bias);
+  cudaFree(dx);
+  cudaFree(dy);
+  free(y64);
+  free(hy);
+  lb_case_free(&c);
+  return err;
+}
+
+/* Argument errors on a real op: each must be refused, none may launch. */
+static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
+  lb_op *op = NULL;
+  lb_weights w;
+  void *buf = NULL;
+  if (lb_op_create(ctx, r, 64, r->group ? r->group : 64, &op) != LB_OK) {
+    CHECK(0, "lb_op_create: %s", lb_errmsg());
+    return;
+  }
+  cudaMalloc(&buf, 1 << 20);
+  w.packed = buf;
+  w.scales = buf;
+  w.zeros = r->zeros ? buf : NULL;
+  w.bias = NULL;
+  CHECK(lb_op_run(op, 0, buf, &w, buf, NULL) == LB_EARG, "m = 0 accepted");
+  CHECK(lb_op_run(op, 9, buf, &w, buf, NULL) == LB_EARG, "m = 9 accepted");
+  CHECK(lb_op_run(op, 1, (char *)buf + 2, &w, buf, NULL) == LB_EARG,
+        "misaligned x accepted");
+  CHECK(lb_op_run(op, 1, NULL, &w, buf, NULL) == LB_EARG, "NULL x accepted");
+  w.packed = (char *)buf + 4;
+  CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+        "misaligned packed accepted");
+  w.packed = buf;
+  if (r->zeros) {
+    w.zeros = NULL;
+    CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+          "NULL zeros accepted");
+    w.zeros = buf;
+  }
+  if (!r->bias) {
+    w.bias = buf;
+    CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+          "bias accepted by a recipe without bias");
+  }
+  CHECK(strlen(lb_errmsg()) > 0, "refusal without a message");
+  lb_op_destroy(op);
+  cudaFree(buf);
+}
+
+static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
+  lb_recipe *r;
+  int g, t, m, s;
+  uint64_t seed = 0x5eed;
+  printf("%s\n", path);
+  if (lb_recipe_load(path, &r) != LB_OK) {
+    CHECK(0, "load: %s", lb_errmsg());
+    return;
+  }
+  g = r->group ? r->group : 32;
+  {
+    /* K = group, N not a multiple of any block, K off the tile, large */
+    const int shapes[][2] = {{g, 1}, {g, 7}, {g, 33}, {3 * g, 257},
+                             {4096, 300}, {8192 + g, 1000}};
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+      double worst = 0;
+      for (m = 1; m <= 8; m++) {
+        int bias = r->bias && (m + s) % 2;
+        double e = run_case(ctx, r, m, shapes[s][1], shapes[s][0],
+                            seed++ * 7919 + (uint64_t)m, bias,
+                            (m & 1) ? stream : NULL);
+        if (e > worst) worst = e;
+      }
+      printf("  K=%-5d N=%-5d M=1..8: worst error %.2e (tolerance %.2e)\n",
+             shapes[s][0], shapes[s][1], worst, lb_tolerance(r));
+    }
+  }
+  t = checks;
+  bad_args(ctx, r);
+  printf("  %d argument checks\n", checks - t);
+  lb_recipe_free(r);
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv) {
+  int count = 0, n = 0, i;
+  cudaError_t ce;
+  lb_ctx *ctx = NULL;
+  cudaStream_t stream = NULL;
+  DIR *d;
+  struct dirent *de;
+  char *names[256];
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_gpu RECIPE_DIR\n");
+    return 2;
+  }
+  ce = cudaGetDeviceCount(&count);
+  if (ce != cudaSuccess || count == 0) {
+    printf("SKIPPED: no GPU (%s); GPU tests run with tests/gpu/run.sh on a "
+           "GPU machine\n",
+           ce != cudaSuccess ? cudaGetErrorString(ce) : "no device");
+    return 77;
+  }
+  cudaFree(0);
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (lb_ctx_create(0, &ctx) != LB_OK) {
+    printf("FAIL: lb_ctx_create: %s\n", lb_errmsg());
+    return 1;
+  }
+  if ((d = opendir(argv[1])) == NULL) return 2;
+  while ((de = readdir(d)) != NULL && n < 256) {
+    size_t len = strlen(de->d_name);
+    char buf[4096];
+    if (len < 5 || strcmp(de->d_name + len - 4, ".lua") != 0) continue;
+    snprintf(buf, sizeof buf, "%s/%s", argv[1], de->d_name);
+    names[n++] = strdup(buf);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], by_name);
+  for (i = 0; i < n; i++) {
+    one(ctx, names[i], stream);
+    free(names[i]);
+  }
+  lb_ctx_destroy(ctx);
+  cudaStreamDestroy(stream);
+  printf("gpu: %d recipes, %d checks, %d failure(s)\n", n, checks, failures);
+  return failures != 0;
+}
