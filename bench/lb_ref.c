@@ -174,36 +174,86 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
   return 1;
 }
 
-double lb_case_weight(const lb_case *c, int j, int kk) {
+/* The dequantized weight, and in *mag the size of the terms the kernel
+** adds to make it (|q s| + |offset|), which sets its rounding error. */
+static double weight(const lb_case *c, int j, int kk, double *mag) {
   const lb_recipe *r = c->r;
   size_t g = (size_t)j * (size_t)c->groups + (size_t)(r->group ? kk / r->group : 0);
   double q = code_value(r, c->codes[(size_t)j * (size_t)c->k + (size_t)kk]);
   double s = lb_load(r->sdtype, c->scales, g);
   double z = r->zeros ? lb_load(r->zdtype, c->zeros, g) : 0;
   switch (r->dequant) {
-    case LB_DQ_SUBMUL: return (q - z) * s;
-    case LB_DQ_MULADD: return q * s + z;
-    case LB_DQ_MUL: return q * s;
+    case LB_DQ_SUBMUL: *mag = fabs(q * s) + fabs(z * s); return (q - z) * s;
+    case LB_DQ_MULADD: *mag = fabs(q * s) + fabs(z); return q * s + z;
+    case LB_DQ_MUL: *mag = fabs(q * s); return q * s;
   }
   return NAN;
 }
 
-void lb_case_reference(const lb_case *c, double *y64) {
+double lb_case_weight(const lb_case *c, int j, int kk) {
+  double mag;
+  return weight(c, j, kk, &mag);
+}
+
+void lb_case_reference(const lb_case *c, double *y64, double *mag64) {
   int i, j, kk;
   double *w = malloc(sizeof(double) * (size_t)c->k);
+  double *wm = malloc(sizeof(double) * (size_t)c->k);
+  double *xr = malloc(sizeof(double) * (size_t)c->k * (size_t)c->m);
+  if (w == NULL || wm == NULL || xr == NULL) {
+    free(w);
+    free(wm);
+    free(xr);
+    return;
+  }
+  for (i = 0; i < c->m * c->k; i++) xr[i] = lb_load(c->r->act, c->x, (size_t)i);
   for (j = 0; j < c->n; j++) {
     double b = c->bias ? lb_load(c->r->out, c->bias, (size_t)j) : 0;
-    if (w == NULL) break;
-    for (kk = 0; kk < c->k; kk++) w[kk] = lb_case_weight(c, j, kk);
+    for (kk = 0; kk < c->k; kk++) w[kk] = weight(c, j, kk, &wm[kk]);
     for (i = 0; i < c->m; i++) {
-      double s = 0;
-      for (kk = 0; kk < c->k; kk++)
-        s += lb_load(c->r->act, c->x, (size_t)i * (size_t)c->k + (size_t)kk) *
-             w[kk];
+      const double *x = xr + (size_t)i * (size_t)c->k;
+      double s = 0, q = 0;
+      for (kk = 0; kk < c->k; kk++) {
+        s += x[kk] * w[kk];
+        q += (x[kk] * wm[kk]) * (x[kk] * wm[kk]);
+      }
       y64[(size_t)i * (size_t)c->n + (size_t)j] = s + b;
+      if (mag64) mag64[(size_t)i * (size_t)c->n + (size_t)j] = sqrt(q);
     }
   }
   free(w);
+  free(wm);
+  free(xr);
+}
+
+static double unit_roundoff(lb_dtype t) {
+  switch (t) {
+    case LB_F16: return 0x1.0p-11;
+    case LB_BF16: return 0x1.0p-8;
+    case LB_F32: return 0x1.0p-24;
+  }
+  return 0;
+}
+
+int lb_check(const lb_case *c, const void *y, const double *y64,
+             const double *mag64, double *err, size_t *bad) {
+  double num = 0, ref = 0, mag = 0, bound;
+  size_t i, total = (size_t)c->m * (size_t)c->n;
+  *bad = 0;
+  for (i = 0; i < total; i++) {
+    double v = lb_load(c->r->out, y, i);
+    if (!isfinite(v)) {
+      (*bad)++;
+      continue;
+    }
+    num += (v - y64[i]) * (v - y64[i]);
+    ref += y64[i] * y64[i];
+    mag += mag64[i] * mag64[i];
+  }
+  bound = 2 * unit_roundoff(c->r->out) * sqrt(ref) +
+          4 * unit_roundoff(c->r->act) * sqrt(mag);
+  *err = bound > 0 ? sqrt(num) / bound : (num > 0 ? INFINITY : 0);
+  return *bad == 0 && *err <= 1;
 }
 
 double lb_rel_error(const lb_case *c, const void *y, const double *y64,
@@ -223,15 +273,3 @@ double lb_rel_error(const lb_case *c, const void *y, const double *y64,
   return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
 }
 
-/* f32 accumulation adds ~sqrt(K) * 2^-24 relative error, far below the
-** rounding of the output: 2^-11 for f16, 2^-8 for bf16.  Each element
-** is off by at most half an ulp, so the norm ratio stays under it; the
-** bound allows twice that. */
-double lb_tolerance(const lb_recipe *r) {
-  switch (r->out) {
-    case LB_F16: return 2.0 * 0x1.0p-11;
-    case LB_BF16: return 2.0 * 0x1.0p-8;
-    case LB_F32: return 1e-4;
-  }
-  return 0;
-}

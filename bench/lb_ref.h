@@ -44,14 +44,27 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
 void lb_case_free(lb_case *c);
 /* Dequantized weight [j][kk] in double. */
 double lb_case_weight(const lb_case *c, int j, int kk);
-/* y64[m][n] = x * W^T (+ bias), in double. */
-void lb_case_reference(const lb_case *c, double *y64);
+/* y64[m][n] = x * W^T (+ bias), in double; mag64 (may be NULL) gets
+** sqrt(sum_k (x[m][k] |W|[n][k])^2), with |W| the size of the terms that
+** make each weight (|q s| + |offset|): the scale of the rounding error that
+** 16-bit weights put into each output. */
+void lb_case_reference(const lb_case *c, double *y64, double *mag64);
 
 /* Error of y (stored as the recipe's output type) against y64:
 ** ||y - ref|| / ||ref||; *bad counts elements that are not finite. */
 double lb_rel_error(const lb_case *c, const void *y, const double *y64,
                     size_t *bad);
-/* The largest relative error the accumulator and output type justify. */
-double lb_tolerance(const lb_recipe *r);
+
+/* Whether y is as close to the reference as the arithmetic allows:
+** every element finite and
+**   ||y - ref|| <= 2 u_out ||ref|| + 4 u_w ||mag||
+** with u the unit roundoff of the output type and of the type the
+** kernel dequantizes weights to (the activation type): the output is
+** rounded once (at most u_out each), each weight once (errors of size
+** u_w |x w|, independent, so they add as the square root of the sum of
+** squares); f32 accumulation adds far less than either.  *err gets the
+** left side over the right (pass: <= 1). */
+int lb_check(const lb_case *c, const void *y, const double *y64,
+             const double *mag64, double *err, size_t *bad);
 
 #endif

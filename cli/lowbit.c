@@ -175,7 +175,6 @@ static int cmd_compile(const args *a) {
   for (i = 0; i < na; i++) {
     lb_offline info;
     char *log = NULL;
-    int m;
     if (lb_compile_offline(src, archs[i], &info, &log) != LB_OK) {
       fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
       rc = 1;
@@ -185,12 +184,10 @@ static int cmd_compile(const args *a) {
            lb_recipe_name(r), archs[i], info.seconds,
            info.cache ? "disk cache hit" : "compiled", info.binary,
            info.warnings);
-    for (m = 1; m <= 8; m++) {
-      char name[32];
+    {
       int regs, spill;
-      snprintf(name, sizeof name, "lb_gemv_m%d", m);
-      lb_log_resources(log, name, &regs, &spill);
-      printf("  %-12s %3d registers, %d bytes spilled\n", name, regs, spill);
+      lb_log_resources(log, "lb_gemv", &regs, &spill);
+      printf("  lb_gemv: %d registers, %d bytes spilled\n", regs, spill);
     }
     if (info.warnings) {
       printf("%s", log ? log : "");

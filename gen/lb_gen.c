@@ -20,52 +20,41 @@ static const char *base_name(const char *path) {
 
 /* ---- launch shapes ------------------------------------------------------ */
 
-void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms, int m,
+void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
                   lb_gemv_cfg *cfg) {
   lb_layout lay;
-  int units, cols, split, maxsplit, want;
+  int tiles, groups, split = 1, want;
   lb_layout_of(r, &lay);
-  units = lb_kpad(&lay, k) / lay.tile * 8;
-  /* Enough warps to keep half of every SM's warp slots busy, yet at least
-  ** two units per lane so each warp streams a few loads per channel. */
-  want = (sms > 0 ? sms : 132) * 32;
-  maxsplit = units / 64;
-  if (maxsplit > LB_WARPS) maxsplit = LB_WARPS;
-  if (maxsplit < 1) maxsplit = 1;
-  /* Registers hold COLS x M sums and COLS x words loaded words: fewer
-  ** channels per group for many rows or wide codes. */
-  cols = lay.words > 2 ? 1 : m >= 4 ? 2 : 4;
-  for (;;) {
-    int groups = (n + cols - 1) / cols;
-    split = 1;
-    while (split < maxsplit && groups * split < want) split *= 2;
-    if (groups * split >= want || cols == 1) break;
-    cols /= 2;
-  }
-  cfg->cols = cols;
+  tiles = lb_kpad(&lay, k) / lay.tile;
+  groups = (n + 15) / 16;
+  /* Enough warps for about 24 per SM, each keeping two tiles of 16
+  ** channels in flight, but at least one tile per warp and part. */
+  want = (sms > 0 ? sms : 132) * 24;
+  while (split < LB_WARPS && groups * split < want && tiles >= 2 * split)
+    split *= 2;
   cfg->split = split;
-  /* Staging pays when one block covers many channels over all of K. */
-  cfg->stage = split == 1 && (size_t)m * lb_kpad(&lay, k) * 2 <= 16384;
-  cfg->smem = cfg->stage ? m * lb_kpad(&lay, k) * 2 : 0;
-  {
-    int bcols = LB_WARPS / split * cols;
-    cfg->grid = (n + bcols - 1) / bcols;
-  }
-}
-
-int lb_bucket_m(int b) { return 1 << b; }
-
-int lb_bucket_of(int m) {
-  int b = 0;
-  while (lb_bucket_m(b) < m) b++;
-  return b;
-}
-
-void lb_kernel_name(int b, char *buf, int len) {
-  snprintf(buf, (size_t)len, "lb_gemv_m%d", lb_bucket_m(b));
+  cfg->grid = (groups + LB_WARPS / split - 1) / (LB_WARPS / split);
+  cfg->smem = 0;
 }
 
 /* ---- prelude ------------------------------------------------------------ */
+
+/* f16 / bf16 bit patterns of small integers (|v| < 2048), exactly. */
+static unsigned half_bits(int v) {
+  unsigned sign = v < 0 ? 0x8000u : 0, a = (unsigned)(v < 0 ? -v : v);
+  int e = 0;
+  if (a == 0) return sign;
+  while ((a >> e) > 1) e++;
+  return sign | (unsigned)(e + 15) << 10 | ((a << (10 - e)) & 0x3ffu);
+}
+
+static unsigned bf16_bits(int v) {
+  unsigned sign = v < 0 ? 0x8000u : 0, a = (unsigned)(v < 0 ? -v : v);
+  int e = 0;
+  if (a == 0) return sign;
+  while ((a >> e) > 1) e++;
+  return sign | (unsigned)(e + 127) << 7 | ((a << (7 - e)) & 0x7fu);
+}
 
 static const char *storage(lb_dtype t) {
   return t == LB_F32 ? "float" : "unsigned short";
@@ -177,23 +166,140 @@ static void emit_weights(lb_buf *b, const lb_recipe *r) {
     lb_buf_puts(b, "  }\n  return w;\n");
   }
   lb_buf_puts(b, "}\n");
-  lb_buf_printf(b, "// Code -> float: OR-ing it into the mantissa of 2^23 is "
-                   "exact and cheaper than I2F.\n"
-                   "__device__ __forceinline__ float lb_q(unsigned c) {\n"
-                   "  return __uint_as_float(c | 0x4b000000u) - %d.0f;\n}\n\n",
-                8388608 + (r->is_signed ? 1 << (lay.bits - 1) : 0));
+  lb_buf_puts(b, "\n");
+}
+
+/* How a pair of codes becomes two 16-bit weights, by activation type:
+** f16: OR into the mantissa of 1024.0 (0x6400), exact for codes < 1024;
+** bf16, codes < 128: the same with 128.0 (0x4300); bf16, 8-bit codes:
+** through f32, since 128 + q would no longer be exact in bf16. */
+typedef enum dqmode { DQ_F16, DQ_BF16, DQ_F32 } dqmode;
+
+static dqmode dq_mode(const lb_recipe *r) {
+  if (r->act == LB_F16) return DQ_F16;
+  return r->bits <= 7 ? DQ_BF16 : DQ_F32;
+}
+
+static void emit_pairs(lb_buf *b, const lb_recipe *r) {
+  lb_layout lay;
+  dqmode mode = dq_mode(r);
+  unsigned mask, magic = mode == DQ_F16 ? 0x64006400u
+                       : mode == DQ_BF16 ? 0x43004300u : 0u;
+  int off = r->is_signed ? 1 << (r->bits - 1) : 0;
+  int i, fast;
+  lb_layout_of(r, &lay);
+  mask = (1u << lay.bits) - 1;
+  /* Power-of-two widths never straddle a 16-bit half: interleave the
+  ** halves of the two words once (PRMT), then one shift and one LOP3 give
+  ** a pair. */
+  fast = 32 % lay.bits == 0 && 16 % lay.bits == 0;
+  lb_buf_printf(b, "// Code i of lanes a and b as a pair: a's in bits 0..%d, "
+                   "b's in bits 16..%d%s.\n",
+                lay.bits - 1, 15 + lay.bits,
+                mode == DQ_F32 ? "" : ", OR-ed into a float's mantissa");
+  lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair(const unsigned "
+                 "(&a)[LB_WORDS], const unsigned (&b)[LB_WORDS], int i) {\n");
+  if (fast) {
+    lb_buf_puts(b, "  switch (i) {\n");
+    for (i = 0; i < lay.codes; i++) {
+      int lo = 32 - lay.bits * (i + 1);
+      int hi = lo >= 16;
+      lb_buf_printf(b, "  case %d: return ((__byte_perm(a[0], b[0], 0x%s) >> "
+                       "%d) & 0x%08xu) | 0x%08xu;\n",
+                    i, hi ? "7632" : "5410", hi ? lo - 16 : lo,
+                    mask | mask << 16, magic);
+    }
+    lb_buf_puts(b, "  }\n  return 0u;\n}\n");
+  } else {
+    lb_buf_printf(b, "  return lb_code(a, i) | lb_code(b, i) << 16 | "
+                     "0x%08xu;\n}\n", magic);
+  }
+  lb_buf_printf(b, "// Two codes -> two weights: q = pair - %d, w = q * s + b "
+                   "(s2, b2 from lb_splat).\n"
+                   "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
+                   "unsigned s2, unsigned b2) {\n",
+                mode == DQ_F16 ? 1024 + off : mode == DQ_BF16 ? 128 + off : off);
+  switch (mode) {
+    case DQ_F16:
+      lb_buf_printf(b, "  unsigned q, w;\n"
+                       "  asm(\"sub.f16x2 %%0, %%1, %%2;\" : \"=r\"(q) : "
+                       "\"r\"(p), \"r\"(0x%04x%04xu));\n"
+                       "  asm(\"fma.rn.f16x2 %%0, %%1, %%2, %%3;\" : "
+                       "\"=r\"(w) : \"r\"(q), \"r\"(s2), \"r\"(b2));\n"
+                       "  return w;\n}\n",
+                    half_bits(1024 + off), half_bits(1024 + off));
+      break;
+    case DQ_BF16:
+      lb_buf_printf(b, "  unsigned q, w;\n"
+                       "  asm(\"fma.rn.bf16x2 %%0, %%1, %%2, %%3;\" : "
+                       "\"=r\"(q) : \"r\"(p), \"r\"(0x3f803f80u), "
+                       "\"r\"(0x%04x%04xu));\n"
+                       "  asm(\"fma.rn.bf16x2 %%0, %%1, %%2, %%3;\" : "
+                       "\"=r\"(w) : \"r\"(q), \"r\"(s2), \"r\"(b2));\n"
+                       "  return w;\n}\n",
+                    bf16_bits(-(128 + off)), bf16_bits(-(128 + off)));
+      break;
+    case DQ_F32:
+      lb_buf_printf(b, "  const float s = __uint_as_float(s2), "
+                       "o = __uint_as_float(b2);\n"
+                       "  const float lo = __uint_as_float((p & 0xffffu) | "
+                       "0x4b000000u) - %d.0f;\n"
+                       "  const float hi = __uint_as_float((p >> 16) | "
+                       "0x4b000000u) - %d.0f;\n"
+                       "  unsigned w;\n"
+                       "  asm(\"cvt.rn.bf16x2.f32 %%0, %%1, %%2;\" : "
+                       "\"=r\"(w) : \"f\"(fmaf(hi, s, o)), "
+                       "\"f\"(fmaf(lo, s, o)));\n"
+                       "  return w;\n}\n",
+                    8388608 + off, 8388608 + off);
+      break;
+  }
+  lb_buf_puts(b, "// A per-group value in the form lb_dq2 takes.\n"
+                 "__device__ __forceinline__ unsigned lb_splat(float v) {\n");
+  if (mode == DQ_F32)
+    lb_buf_puts(b, "  return __float_as_uint(v);\n}\n");
+  else
+    lb_buf_printf(b, "  unsigned r;\n"
+                     "  asm(\"cvt.rn.%s.f32 %%0, %%1, %%1;\" : \"=r\"(r) : "
+                     "\"f\"(v));\n  return r;\n}\n",
+                  mode == DQ_F16 ? "f16x2" : "bf16x2");
+  lb_buf_printf(b, "// d += A (16 channels x 16 k) * B (16 k x 8 activation "
+                   "rows), f32 accumulation.\n"
+                   "__device__ __forceinline__ void lb_mma(float (&d)[4], "
+                   "unsigned a0, unsigned a1, unsigned a2,\n"
+                   "                                       unsigned a3, "
+                   "unsigned b0, unsigned b1) {\n"
+                   "  asm(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 "
+                   "{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, "
+                   "{%%0, %%1, %%2, %%3};\"\n"
+                   "      : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), "
+                   "\"+f\"(d[3])\n"
+                   "      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), "
+                   "\"r\"(b0), \"r\"(b1));\n}\n\n",
+                r->act == LB_BF16 ? "bf16" : "f16",
+                r->act == LB_BF16 ? "bf16" : "f16");
 }
 
 static void emit_scales(lb_buf *b, const lb_recipe *r) {
   lb_layout lay;
-  const char *starts;
+  int gpt;
+  const char *slot, *first;
   lb_layout_of(r, &lay);
-  if (r->group == 0 || r->group % lay.tile == 0)
-    starts = "i == 0";                    /* one group per unit */
-  else if (lay.tile % r->group == 0)
-    starts = "(32 * i) % LB_GROUP == 0";  /* a fixed number per tile */
-  else
-    starts = "true";                      /* boundaries move from tile to tile */
+  /* Group slots of a tile: the scales a tile needs, loaded with its
+  ** weights so that no scale load waits on the critical path. */
+  if (r->group == 0 || r->group % lay.tile == 0) {
+    gpt = 1;                              /* one group covers the tile */
+    slot = "0";
+    first = "0";
+  } else if (lay.tile % r->group == 0) {
+    gpt = lay.tile / r->group;            /* a fixed number per tile */
+    slot = "32 * i / LB_GROUP";
+    first = "j * LB_GROUP / 32";
+  } else {
+    gpt = lay.codes;                      /* boundaries move: one per row */
+    slot = "i";
+    first = "j";
+  }
   if (r->group)
     lb_buf_printf(b, "// scales { group = %d } (line %d): one scale per %d "
                      "k-values of a channel.\n"
@@ -212,23 +318,30 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
                      "__device__ __forceinline__ int lb_group_of(int, int) { "
                      "return 0; }\n",
                   r->line[LB_S_SCALES]);
-  lb_buf_printf(b, "// Whether code row i of a unit may start a new group.\n"
-                   "__device__ __forceinline__ constexpr bool lb_new_group(int "
-                   "i) { return %s; }\n", starts);
+  lb_buf_printf(b, "// A tile of %d k-values meets %d group slot(s): code row "
+                   "i uses slot lb_gslot(i),\n// slot j starts at code row "
+                   "lb_gfirst(j).\n"
+                   "constexpr int LB_GPT = %d;\n"
+                   "__device__ __forceinline__ constexpr int lb_gslot(int i) { "
+                   "return %s; }\n"
+                   "__device__ __forceinline__ constexpr int lb_gfirst(int j) { "
+                   "return %s; }\n"
+                   "constexpr bool LB_ZEROS = %s;\n",
+                lay.tile, gpt, gpt, slot, first, r->zeros ? "true" : "false");
   lb_buf_printf(b, "// dequant \"%s\" (line %d) as w = q * s + b, b per "
                    "group:\n"
-                   "__device__ __forceinline__ float lb_offset(float s, const "
-                   "lb_zero_t *z, int g) {\n",
+                   "__device__ __forceinline__ float lb_offset(float s, "
+                   "lb_zero_t z) {\n",
                 lb_dequant_text(r->dequant), r->line[LB_S_DEQUANT]);
   switch (r->dequant) {
     case LB_DQ_SUBMUL:
-      lb_buf_puts(b, "  return -lb_zero_f32(z[g]) * s;\n}\n");
+      lb_buf_puts(b, "  return -lb_zero_f32(z) * s;\n}\n");
       break;
     case LB_DQ_MULADD:
-      lb_buf_puts(b, "  (void)s;\n  return lb_zero_f32(z[g]);\n}\n");
+      lb_buf_puts(b, "  (void)s;\n  return lb_zero_f32(z);\n}\n");
       break;
     case LB_DQ_MUL:
-      lb_buf_puts(b, "  (void)s; (void)z; (void)g;\n  return 0.f;\n}\n");
+      lb_buf_puts(b, "  (void)s; (void)z;\n  return 0.f;\n}\n");
       break;
   }
   lb_buf_printf(b, "// accumulator \"f32\"%s; epilogue { bias = %s }%s\n",
@@ -245,25 +358,17 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
 
 static void emit_entries(lb_buf *b, const lb_recipe *r, int n, int k,
                          int sms) {
-  int bk;
-  lb_buf_printf(b, "\n// ---- entry points: launch shapes planned for n = %d, "
-                   "k = %d on %d SMs ----\n", n, k, sms);
-  for (bk = 0; bk < LB_NBUCKET; bk++) {
-    lb_gemv_cfg cfg;
-    int m = lb_bucket_m(bk);
-    lb_gemv_plan(r, n, k, sms, m, &cfg);
-    lb_buf_printf(b,
-      "// m <= %d: %d channel(s) per column group, %d warp(s) per group's K "
-      "range, activations %s\n"
-      "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32)\n"
-      "lb_gemv_m%d(const lb_act_t *x, const unsigned *w, const lb_scale_t *s,"
-      " const lb_zero_t *z,\n"
-      "            const lb_out_t *bias, lb_out_t *y, int m, int n, int k) {\n"
-      "  lb_gemv<%d, %d, %d, %s>(x, w, s, z, bias, y, m, n, k);\n}\n",
-      m, cfg.cols, cfg.split, cfg.stage ? "staged in shared memory"
-                                        : "read through L1",
-      m, m, cfg.cols, cfg.split, cfg.stage ? "true" : "false");
-  }
+  lb_gemv_cfg cfg;
+  lb_gemv_plan(r, n, k, sms, &cfg);
+  lb_buf_printf(b,
+    "\n// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
+    "%d warps,\n// each 16-channel group's tiles split over %d warp(s).\n"
+    "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32)\n"
+    "lb_gemv(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
+    "const lb_zero_t *z,\n"
+    "        const lb_out_t *bias, lb_out_t *y, int m, int n, int k) {\n"
+    "  lb_gemv<%d>(x, w, s, z, bias, y, m, n, k);\n}\n",
+    n, k, sms, cfg.grid, LB_WARPS, cfg.split, cfg.split);
 }
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
@@ -284,6 +389,7 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
     r->name, base_name(r->file), base_name(r->file), n, k, sms, LB_WARPS);
   emit_types(&b, r);
   emit_weights(&b, r);
+  emit_pairs(&b, r);
   emit_scales(&b, r);
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, r, n, k, sms);

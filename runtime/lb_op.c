@@ -40,8 +40,8 @@ struct lb_op {
   int n, k;
   int has_zeros, has_bias;
   int out_size, scale_size, zero_size;
-  CUfunction fn[LB_NBUCKET];
-  lb_gemv_cfg cfg[LB_NBUCKET];
+  CUfunction fn;
+  lb_gemv_cfg cfg;
   lb_compile_info info;
 };
 
@@ -206,7 +206,6 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   char *src = NULL;
   scope s;
   lb_status st;
-  int b;
   if (out) *out = NULL;
   if (c == NULL || r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_op_create: null argument");
@@ -228,33 +227,23 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->info.arch = c->arch;
   if ((st = enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
   st = get_module(c, src, &mod, &op->info);
-  for (b = 0; st == LB_OK && b < LB_NBUCKET; b++) {
-    char name[32];
+  if (st == LB_OK) {
     CUresult rc;
-    int local = 0;
-    lb_kernel_name(b, name, sizeof name);
-    lb_gemv_plan(r, n, k, c->sms, lb_bucket_m(b), &op->cfg[b]);
-    if ((rc = c->cu->ModuleGetFunction(&op->fn[b], mod->mod, name)) !=
+    int local = 0, regs;
+    lb_gemv_plan(r, n, k, c->sms, &op->cfg);
+    if ((rc = c->cu->ModuleGetFunction(&op->fn, mod->mod, LB_KERNEL)) !=
             CUDA_SUCCESS ||
-        (rc = c->cu->FuncGetAttribute(&op->info.regs[b],
-                                      CU_FUNC_ATTRIBUTE_NUM_REGS,
-                                      op->fn[b])) != CUDA_SUCCESS ||
-        (rc = c->cu->FuncGetAttribute(&local,
-                                      CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
-                                      op->fn[b])) != CUDA_SUCCESS) {
-      st = lb_cufail(rc, "lb_op_create", name);
-      break;
+        (rc = c->cu->FuncGetAttribute(&op->info.regs,
+                                      CU_FUNC_ATTRIBUTE_NUM_REGS, op->fn)) !=
+            CUDA_SUCCESS ||
+        (rc = c->cu->FuncGetAttribute(
+             &local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, op->fn)) !=
+            CUDA_SUCCESS)
+      st = lb_cufail(rc, "lb_op_create", LB_KERNEL);
+    if (st == LB_OK) {
+      lb_log_resources(mod->log, LB_KERNEL, &regs, &op->info.spill);
+      if (op->info.spill < 0) op->info.spill = local;
     }
-    {
-      int regs;
-      lb_log_resources(mod->log, name, &regs, &op->info.spill[b]);
-      if (op->info.spill[b] < 0) op->info.spill[b] = local;
-    }
-    if (op->cfg[b].smem > 48 * 1024 &&
-        (rc = c->cu->FuncSetAttribute(
-             op->fn[b], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-             op->cfg[b].smem)) != CUDA_SUCCESS)
-      st = lb_cufail(rc, "lb_op_create", "cuFuncSetAttribute");
   }
   leave(&s);
   if (st != LB_OK) goto fail;
@@ -284,7 +273,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
   const lb_gemv_cfg *cfg;
   const void *bias, *zeros;
-  int n, k, b;
+  int n, k;
   void *args[9];
   CUcontext cur = NULL, dummy;
   CUresult rc;
@@ -314,8 +303,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y, scales, zeros and bias must be "
                    "aligned to their element size");
-  b = lb_bucket_of(m);
-  cfg = &op->cfg[b];
+  cfg = &op->cfg;
   n = op->n;
   k = op->k;
   zeros = w->zeros;
@@ -338,7 +326,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
       return lb_cufail(rc, "lb_op_run", "cuCtxPushCurrent");
     pushed = 1;
   }
-  rc = op->cu->LaunchKernel(op->fn[b], (unsigned)cfg->grid, 1, 1,
+  rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
                             LB_WARPS * 32, 1, 1, (unsigned)cfg->smem,
                             (CUstream)stream, args, NULL);
   if (pushed) op->cu->CtxPopCurrent(&dummy);

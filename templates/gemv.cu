@@ -1,20 +1,31 @@
 // ---------------------------------------------------------------------------
 // templates/gemv.cu: the fused low-bit GEMV skeleton, y = x * W^T (+ bias),
-// for M = 1..8 rows of activations.
+// for 1..8 rows of activations, on the tensor cores.
 //
-// The prelude above (generated from the recipe) supplies the types, the
-// conversions, the layout constants LB_WORDS / LB_CODES / LB_TILE, lb_code()
-// that extracts lane code i from a lane's words, lb_q() that turns it into
-// a float, the group size LB_GROUP and lb_offset() for the dequant form.
+// The prelude above (generated from the recipe) supplies the types and
+// conversions, the layout constants LB_WORDS / LB_CODES / LB_TILE,
+// lb_pair() that puts one code of two neighbouring lanes into a 32-bit
+// register, lb_dq2() that dequantizes such a pair to two 16-bit weights,
+// the group helpers and lb_mma().
 //
-// Work split.  A block has LB_WARPS warps, arranged as LB_WARPS / SPLIT
-// column groups; a group owns COLS output channels, and its SPLIT warps
-// share the channel's K range.  The K range is cut into units: 4 lanes of
-// one tile, so one 16-byte load per lane word, and 32 consecutive units
-// (one per lane of a warp) are 512 contiguous bytes.  Each thread keeps
-// sums for COLS x M outputs in registers; the activations it loads for a
-// unit are reused for all COLS channels.  Warps reduce with shuffles, the
-// SPLIT parts of a group meet in shared memory.
+// Why tensor cores for a GEMV: on CUDA cores every code costs a convert,
+// a dequant FMA and M more FMAs, and the kernel runs out of issue slots
+// before it runs out of bandwidth.  mma.m16n8k16 takes 16 output channels
+// (rows of W, operand A) times 16 k-values times up to 8 activation rows
+// (operand B) in one instruction, so a code costs only its extraction and
+// dequantization, whatever M is.
+//
+// Operand layout.  Thread (g, t) = (lane / 4, lane % 4) holds A for rows
+// g and g + 8 at k-slots 2t, 2t+1, 2t+8, 2t+9, and B (activations of row
+// g) at the same slots.  Any consistent map of slots to k is correct; we
+// map slots {2t, 2t+1, 2t+8, 2t+9} to the four consecutive k-values
+// 4t .. 4t+3 of the step, so B is one 8-byte load, and in the packed
+// layout those k-values are one code of four neighbouring lanes: exactly
+// the 16-byte word group the thread loads.
+//
+// Work split.  A warp owns 16 channels and a share of the tiles along K;
+// a block has LB_WARPS warps: LB_WARPS / SPLIT channel groups, each with
+// SPLIT warps that split its tiles and add their sums in shared memory.
 // ---------------------------------------------------------------------------
 
 struct lb_u4 { unsigned x, y, z, w; };
@@ -27,148 +38,173 @@ __device__ __forceinline__ lb_u4 lb_ld_weights(const unsigned *p) {
   return v;
 }
 
-// Activations are re-read by every column group: keep them in L1.
+// Activations are re-read by every channel group: keep them in L1.
 __device__ __forceinline__ void lb_ld_act4(const lb_act_t *p, unsigned &a,
                                            unsigned &b) {
   asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
 }
 
-__device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
-  lb_u4 v;
-  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
+// What thread t needs of one row for one tile: for each lane word p and
+// half h, the words of lanes 16 h + 4 t .. 16 h + 4 t + 3, and the raw
+// scales and zeros of the tile's group slots.  Loaded a tile ahead.
+struct lb_rowtile {
+  lb_u4 v[2][LB_WORDS];
+  lb_scale_t s[LB_GPT];
+  lb_zero_t z[LB_GPT];
+};
+
+__device__ __forceinline__ void lb_load_tile(
+    lb_rowtile &r, const unsigned *row, const lb_scale_t *srow,
+    const lb_zero_t *zrow, int tile, int ngroups) {
+#pragma unroll
+  for (int j = 0; j < LB_GPT; j++) {
+    const int gi = lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j), ngroups);
+    r.s[j] = srow[gi];
+    r.z[j] = LB_ZEROS ? zrow[gi] : lb_zero_t(0);
+  }
+  const unsigned *p = row + tile * 32 * LB_WORDS;
+#pragma unroll
+  for (int h = 0; h < 2; h++)
+#pragma unroll
+    for (int q = 0; q < LB_WORDS; q++) {
+      lb_u4 v = lb_ld_weights(p + q * 32 + 16 * h);
+      v.x = lb_flip(q, v.x);
+      v.y = lb_flip(q, v.y);
+      v.z = lb_flip(q, v.z);
+      v.w = lb_flip(q, v.w);
+      r.v[h][q] = v;
+    }
 }
 
-// M is the row bucket; rows <= M are present (the rest read as zero).
-template <int M, int COLS, int SPLIT, bool STAGE>
+// Activations for LB_XC code rows of a tile, in B-operand form: row r,
+// half h holds x[g][k .. k+3] for k = tile * LB_TILE + 32 (first + r)
+// + 16 h + 4 t.  Loaded a chunk ahead, like the weights, so that no MMA
+// waits for an activation load.
+constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4;
+constexpr int LB_NCH = LB_CODES / LB_XC;
+struct lb_xchunk { unsigned v[LB_XC][2][2]; };
+
+__device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xr,
+                                          bool on, int tile, int ch, int k) {
+#pragma unroll
+  for (int r = 0; r < LB_XC; r++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int kk = tile * LB_TILE + 32 * (ch * LB_XC + r) + 16 * h;
+      c.v[r][h][0] = c.v[r][h][1] = 0u;
+      if (on && kk < k) lb_ld_act4(xr + kk, c.v[r][h][0], c.v[r][h][1]);
+    }
+}
+
+// A-operand register for code row i of one row: lanes c and c + 1 of half h.
+__device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
+                                         int i) {
+  unsigned a[LB_WORDS], b[LB_WORDS];
+#pragma unroll
+  for (int q = 0; q < LB_WORDS; q++) {
+    a[q] = c == 0 ? r.v[h][q].x : r.v[h][q].z;
+    b[q] = c == 0 ? r.v[h][q].y : r.v[h][q].w;
+  }
+  return lb_pair(a, b, i);
+}
+
+template <int SPLIT>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
-    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int rows,
+    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     int n, int k) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
-  extern __shared__ __align__(16) unsigned char lb_smem[];
-  __shared__ float red[LB_WARPS][COLS][M];
+  __shared__ float red[LB_WARPS][4][32];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int grp = warp / SPLIT, part = warp % SPLIT;
+  const int g = lane >> 2, t = lane & 3;
   const int tiles = (k + LB_TILE - 1) / LB_TILE;
-  const int units = tiles * 8;
   const int roww = tiles * 32 * LB_WORDS;  // words per channel
   const int ngroups = lb_groups(k);
 
-  // Activations: staged in shared memory (zero past k) when the block's
-  // columns reuse them enough; otherwise read through L1 with a guard.
-  const lb_act_t *xs = x;
-  int xstride = k;
-  if (STAGE) {
-    lb_act_t *s = (lb_act_t *)lb_smem;
-    const int kpad = tiles * LB_TILE, chunks = kpad / 8;
-    for (int i = threadIdx.x; i < M * chunks; i += blockDim.x) {
-      const int m = i / chunks, c = (i % chunks) * 8;
-      lb_u4 v = {0u, 0u, 0u, 0u};
-      if (c < k && m < rows) v = lb_ld_act8(x + m * k + c);
-      *(lb_u4 *)(s + m * kpad + c) = v;
+  // Rows past n repeat the last one: loads stay in bounds, the loop stays
+  // uniform, and their results are never stored.
+  const int row0 = (blockIdx.x * GROUPS + grp) * 16;
+  const int rows[2] = {min(row0 + g, n - 1), min(row0 + g + 8, n - 1)};
+  const unsigned *wrow[2] = {wq + rows[0] * roww + 4 * t,
+                             wq + rows[1] * roww + 4 * t};
+  const lb_scale_t *srow[2] = {sc + rows[0] * ngroups, sc + rows[1] * ngroups};
+  const lb_zero_t *zrow[2] = {zr + rows[0] * ngroups, zr + rows[1] * ngroups};
+  // Thread (g, t) feeds activation row g; rows past m read as zero.
+  const bool xon = g < m;
+  const lb_act_t *xr = x + (xon ? g : 0) * k + 4 * t;
+
+  // Two accumulators, for the two halves of a code row, so consecutive
+  // MMAs do not wait on each other.
+  float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+  unsigned s2[2] = {0u, 0u}, b2[2] = {0u, 0u};
+  lb_rowtile cur[2], nxt[2];
+  lb_xchunk xc, xn;
+  if (part < tiles) {
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+      lb_load_tile(cur[r], wrow[r], srow[r], zrow[r], part, ngroups);
+    lb_load_x(xn, xr, xon, part, 0, k);
+  }
+  for (int tile = part; tile < tiles; tile += SPLIT) {
+    // Issue the next tile's loads before this tile's math.
+    if (tile + SPLIT < tiles) {
+#pragma unroll
+      for (int r = 0; r < 2; r++)
+        lb_load_tile(nxt[r], wrow[r], srow[r], zrow[r], tile + SPLIT,
+                     ngroups);
     }
+#pragma unroll
+    for (int ch = 0; ch < LB_NCH; ch++) {
+      xc = xn;
+      if (ch + 1 < LB_NCH)
+        lb_load_x(xn, xr, xon, tile, ch + 1, k);
+      else if (tile + SPLIT < tiles)
+        lb_load_x(xn, xr, xon, tile + SPLIT, 0, k);
+#pragma unroll
+      for (int rr = 0; rr < LB_XC; rr++) {
+        const int i = ch * LB_XC + rr;
+        if (lb_gfirst(lb_gslot(i)) == i) {   // a group starts at this row
+#pragma unroll
+          for (int r = 0; r < 2; r++) {
+            const float s = lb_scale_f32(cur[r].s[lb_gslot(i)]);
+            s2[r] = lb_splat(s);
+            b2[r] = lb_splat(lb_offset(s, cur[r].z[lb_gslot(i)]));
+          }
+        }
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+          lb_mma(acc[h], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
+                 lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
+                 lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
+                 lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
+                 xc.v[rr][h][0], xc.v[rr][h][1]);
+      }
+    }
+    cur[0] = nxt[0];
+    cur[1] = nxt[1];
+  }
+#pragma unroll
+  for (int j = 0; j < 4; j++) acc[0][j] += acc[1][j];
+
+  // Sum the SPLIT parts of each channel group, then store.  acc[0][0..3]
+  // hold (row g, x row 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+  if (SPLIT > 1) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) red[warp][j][lane] = acc[0][j];
     __syncthreads();
-    xs = s;
-    xstride = kpad;
+    if (part != 0) return;
+#pragma unroll
+    for (int p = 1; p < SPLIT; p++)
+#pragma unroll
+      for (int j = 0; j < 4; j++) acc[0][j] += red[warp + p][j][lane];
   }
-
-  // Channels past n repeat the last one: loads stay in bounds and the
-  // loop stays branch-free; their results are never stored.
-  const int col0 = (blockIdx.x * GROUPS + grp) * COLS;
-  int col[COLS];
 #pragma unroll
-  for (int j = 0; j < COLS; j++) col[j] = min(col0 + j, n - 1);
-
-  float acc[COLS][M];
-#pragma unroll
-  for (int j = 0; j < COLS; j++)
-#pragma unroll
-    for (int m = 0; m < M; m++) acc[j][m] = 0.f;
-
-  for (int u = part * 32 + lane; u < units; u += 32 * SPLIT) {
-    const int tile = u >> 3, l0 = (u & 7) * 4;
-    const int kbase = tile * LB_TILE + l0;
-
-    unsigned w[COLS][LB_WORDS][4];
-#pragma unroll
-    for (int j = 0; j < COLS; j++)
-#pragma unroll
-      for (int p = 0; p < LB_WORDS; p++) {
-        lb_u4 v = lb_ld_weights(wq + col[j] * roww + tile * 32 * LB_WORDS +
-                                p * 32 + l0);
-        w[j][p][0] = lb_flip(p, v.x);
-        w[j][p][1] = lb_flip(p, v.y);
-        w[j][p][2] = lb_flip(p, v.z);
-        w[j][p][3] = lb_flip(p, v.w);
-      }
-
-    float s[COLS], b[COLS];
-#pragma unroll
-    for (int i = 0; i < LB_CODES; i++) {
-      const int kk = kbase + 32 * i;
-      // Scale and offset change only where a group starts (known at
-      // compile time for each code row i).
-      if (lb_new_group(i)) {
-        const int g = lb_group_of(tile * LB_TILE + 32 * i, ngroups);
-#pragma unroll
-        for (int j = 0; j < COLS; j++) {
-          s[j] = lb_scale_f32(sc[col[j] * ngroups + g]);
-          b[j] = lb_offset(s[j], zr, col[j] * ngroups + g);
-        }
-      }
-      float xv[M][4];
-#pragma unroll
-      for (int m = 0; m < M; m++) {
-        unsigned a = 0u, c = 0u;
-        if (STAGE) {
-          const unsigned *p = (const unsigned *)(xs + m * xstride + kk);
-          a = p[0];
-          c = p[1];
-        } else if (kk < k && m < rows) {
-          lb_ld_act4(xs + m * xstride + kk, a, c);
-        }
-        lb_act2_f32(a, xv[m][0], xv[m][1]);
-        lb_act2_f32(c, xv[m][2], xv[m][3]);
-      }
-#pragma unroll
-      for (int j = 0; j < COLS; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++) {
-          unsigned lw[LB_WORDS];
-#pragma unroll
-          for (int p = 0; p < LB_WORDS; p++) lw[p] = w[j][p][c];
-          const float wv = fmaf(lb_q(lb_code(lw, i)), s[j], b[j]);
-#pragma unroll
-          for (int m = 0; m < M; m++) acc[j][m] = fmaf(xv[m][c], wv, acc[j][m]);
-        }
-    }
-  }
-
-#pragma unroll
-  for (int j = 0; j < COLS; j++)
-#pragma unroll
-    for (int m = 0; m < M; m++) {
-      float v = acc[j][m];
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-      if (lane == 0) red[warp][j][m] = v;
-    }
-  __syncthreads();
-
-  // One thread per (channel, row) of the block adds the SPLIT parts.
-  const int t = threadIdx.x;
-  if (t < GROUPS * COLS * M) {
-    const int g = t / (COLS * M), j = (t / M) % COLS, m = t % M;
-    const int c = (blockIdx.x * GROUPS + g) * COLS + j;
-    if (c < n && m < rows) {
-      float v = 0.f;
-#pragma unroll
-      for (int p = 0; p < SPLIT; p++) v += red[g * SPLIT + p][j][m];
-      y[m * n + c] = lb_out_from_f32(lb_epilogue(v, bias, c));
-    }
+  for (int j = 0; j < 4; j++) {
+    const int c = row0 + g + 8 * (j >> 1), mr = 2 * t + (j & 1);
+    if (c < n && mr < m)
+      y[mr * n + c] = lb_out_from_f32(lb_epilogue(acc[0][j], bias, c));
   }
 }
