@@ -37,25 +37,37 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Times `iters` runs of one launch, each after L2 is flushed by a write
-** larger than it; returns the median in microseconds (< 0 on error). */
+/* Times `iters` runs of one launch, each after L2 is flushed; returns the
+** median in microseconds (< 0 on error).  The flush READS a buffer four
+** times the size of L2 (cublasSasum into device memory): a flush that
+** writes, like a memset, leaves L2 full of dirty lines, and the timed
+** kernel would then pay for their write-back out of its own bandwidth. */
 typedef int (*launch_fn)(void *ctx);
 
 typedef struct timer {
   cudaEvent_t *ev;
   float *ms;
-  void *flush;
+  float *flush;
   size_t flush_bytes;
+  cublasHandle_t fh;   /* device pointer mode: the flush never syncs */
+  int write;           /* flush with a memset instead (for comparison) */
   int warmup, iters;
 } timer;
+
+static int flush_l2(timer *t) {
+  if (t->write)
+    return cudaMemsetAsync(t->flush, 0, t->flush_bytes, 0) == cudaSuccess;
+  return cublasSasum(t->fh, (int)(t->flush_bytes / sizeof(float)) - 1,
+                     t->flush, 1, t->flush + t->flush_bytes / sizeof(float) - 1)
+         == CUBLAS_STATUS_SUCCESS;
+}
 
 static double time_it(timer *t, launch_fn fn, void *ctx) {
   int i;
   for (i = 0; i < t->warmup; i++)
     if (!fn(ctx)) return -1;
   for (i = 0; i < t->iters; i++) {
-    if (cudaMemsetAsync(t->flush, i & 0xff, t->flush_bytes, 0) != cudaSuccess)
-      return -1;
+    if (!flush_l2(t)) return -1;
     cudaEventRecord(t->ev[2 * i], 0);
     if (!fn(ctx)) return -1;
     cudaEventRecord(t->ev[2 * i + 1], 0);
@@ -387,6 +399,7 @@ int lb_bench_run(const lb_bench_opts *o) {
   total = o->nrecipes * o->nshapes * o->nm;
   e.rows = calloc((size_t)total + 1, sizeof(row));
   e.t.warmup = o->warmup;
+  e.t.write = o->flush_write;
   e.t.iters = o->iters;
   e.t.ev = calloc(2 * (size_t)o->iters, sizeof(cudaEvent_t));
   e.t.ms = calloc((size_t)o->iters, sizeof(float));
@@ -396,7 +409,14 @@ int lb_bench_run(const lb_bench_opts *o) {
   CK(cudaFree(0));  /* make the primary context current */
   for (i = 0; i < 2 * o->iters; i++) CK(cudaEventCreate(&e.t.ev[i]));
   e.t.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 1 << 26) * 4;
-  CK(cudaMalloc(&e.t.flush, e.t.flush_bytes));
+  CK(cudaMalloc((void **)&e.t.flush, e.t.flush_bytes));
+  CK(cudaMemset(e.t.flush, 0, e.t.flush_bytes));
+  if (cublasCreate(&e.t.fh) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetPointerMode(e.t.fh, CUBLAS_POINTER_MODE_DEVICE) !=
+          CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "cublasCreate failed\n");
+    goto fail;
+  }
   if (lb_ctx_create(o->device, &e.ctx) != LB_OK) {
     fprintf(stderr, "lb_ctx_create: %s\n", lb_errmsg());
     goto fail;
@@ -407,9 +427,9 @@ int lb_bench_run(const lb_bench_opts *o) {
   }
   e.copy_bw = copy_bandwidth(&e.t);
   printf("device: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s "
-         "(read + write); %d iterations, median, L2 flushed\n",
+         "(read + write); %d iterations, median, L2 flushed by a %s\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
-         e.copy_bw / 1e9, o->iters);
+         e.copy_bw / 1e9, o->iters, o->flush_write ? "write" : "read");
   for (i = 0; i < o->nrecipes; i++) {
     lb_recipe *r;
     if (lb_recipe_load(o->recipes[i], &r) != LB_OK) {
@@ -438,6 +458,7 @@ fail:
   failed = 1;
 done:
   if (e.h) cublasDestroy(e.h);
+  if (e.t.fh) cublasDestroy(e.t.fh);
   lb_ctx_destroy(e.ctx);
   if (e.t.ev)
     for (i = 0; i < 2 * o->iters; i++)

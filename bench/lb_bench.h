@@ -4,8 +4,8 @@
 ** For each recipe, shape (K x N) and M it packs fresh random weights,
 ** checks the lowbit kernel once against the float64 reference (output
 ** poisoned first), then times it and cuBLAS in the same process with CUDA
-** events: warm-up, then the median of many launches, each after a write
-** that flushes L2.  Bandwidth counts the bytes the kernel must move
+** events: warm-up, then the median of many launches, each after a read of
+** four times the L2 size that flushes it (without leaving dirty lines).  Bandwidth counts the bytes the kernel must move
 ** (packed weights, scales, zeros, bias, activations, output) and is
 ** compared to a device-to-device copy measured at the start of the run.
 */
@@ -24,6 +24,7 @@ typedef struct lb_bench_opts {
   int warmup, iters;
   int device;
   const char *outdir;   /* results.csv, results.json, <recipe>.svg; NULL: none */
+  int flush_write;      /* flush L2 with a memset, as Triton's do_bench does */
 } lb_bench_opts;
 
 /* Exit status for the command: 0 all checks passed, 1 a check or a call

@@ -23,12 +23,14 @@ static const char usage[] =
   "  lowbit run RECIPE [--m M] [--n N] [--k K] [--iters I]\n"
   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
   "[--out DIR]\n"
+  "               [--flush read|write]  (L2 flush before each timed launch; "
+  "default read)\n"
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132.\n";
 
 typedef struct args {
   const char *files[LB_BENCH_MAX];
   int nfiles;
-  const char *out, *arch, *shapes, *ms;
+  const char *out, *arch, *shapes, *ms, *flush;
   int n, k, m, sms, iters;
 } args;
 
@@ -65,6 +67,7 @@ static int parse(int argc, char **argv, args *a) {
     if (!strcmp(o, "-o") || !strcmp(o, "--out")) a->out = v;
     else if (!strcmp(o, "--arch")) a->arch = v;
     else if (!strcmp(o, "--shapes")) a->shapes = v;
+    else if (!strcmp(o, "--flush")) a->flush = v;
     else if (!strcmp(o, "--n")) ok = to_int(v, &a->n);
     else if (!strcmp(o, "--k")) ok = to_int(v, &a->k);
     else if (!strcmp(o, "--sms")) ok = to_int(v, &a->sms);
@@ -275,6 +278,11 @@ static int cmd_bench(const args *a, int single) {
     o.m[0] = 1; o.m[1] = 2; o.m[2] = 4; o.m[3] = 8;
     o.nm = 4;
   }
+  if (a->flush && strcmp(a->flush, "read") && strcmp(a->flush, "write")) {
+    fprintf(stderr, "lowbit: --flush wants read or write\n");
+    return 2;
+  }
+  o.flush_write = a->flush && !strcmp(a->flush, "write");
   o.warmup = 10;
   o.iters = a->iters ? a->iters : 100;
   o.outdir = a->out;

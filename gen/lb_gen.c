@@ -20,6 +20,13 @@ static const char *base_name(const char *path) {
 
 /* ---- launch shapes ------------------------------------------------------ */
 
+/* Group slots a tile meets (see emit_scales). */
+static int gpt_of(const lb_recipe *r, const lb_layout *lay) {
+  if (r->group == 0 || r->group % lay->tile == 0) return 1;
+  if (lay->tile % r->group == 0) return lay->tile / r->group;
+  return lay->codes;
+}
+
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
                   lb_gemv_cfg *cfg) {
   lb_layout lay;
@@ -33,28 +40,14 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   while (split < LB_WARPS && groups * split < want && tiles >= 2 * split)
     split *= 2;
   cfg->split = split;
+  /* Two blocks per SM (128 registers) fit when a tile needs few scale
+  ** slots and one word per lane; more state would spill. */
+  cfg->minb = lay.words == 1 && gpt_of(r, &lay) <= 4 ? 2 : 1;
   cfg->grid = (groups + LB_WARPS / split - 1) / (LB_WARPS / split);
   cfg->smem = 0;
 }
 
 /* ---- prelude ------------------------------------------------------------ */
-
-/* f16 / bf16 bit patterns of small integers (|v| < 2048), exactly. */
-static unsigned half_bits(int v) {
-  unsigned sign = v < 0 ? 0x8000u : 0, a = (unsigned)(v < 0 ? -v : v);
-  int e = 0;
-  if (a == 0) return sign;
-  while ((a >> e) > 1) e++;
-  return sign | (unsigned)(e + 15) << 10 | ((a << (10 - e)) & 0x3ffu);
-}
-
-static unsigned bf16_bits(int v) {
-  unsigned sign = v < 0 ? 0x8000u : 0, a = (unsigned)(v < 0 ? -v : v);
-  int e = 0;
-  if (a == 0) return sign;
-  while ((a >> e) > 1) e++;
-  return sign | (unsigned)(e + 127) << 7 | ((a << (7 - e)) & 0x7fu);
-}
 
 static const char *storage(lb_dtype t) {
   return t == LB_F32 ? "float" : "unsigned short";
@@ -169,10 +162,16 @@ static void emit_weights(lb_buf *b, const lb_recipe *r) {
   lb_buf_puts(b, "\n");
 }
 
-/* How a pair of codes becomes two 16-bit weights, by activation type:
-** f16: OR into the mantissa of 1024.0 (0x6400), exact for codes < 1024;
-** bf16, codes < 128: the same with 128.0 (0x4300); bf16, 8-bit codes:
-** through f32, since 128 + q would no longer be exact in bf16. */
+/* How codes reach the tensor cores, by activation type.
+** f16: a code q OR-ed into the mantissa of 1024.0 (0x6400) is the f16
+** value 1024 + q, exactly, for q < 1024.  The MMA multiplies these by the
+** activations exactly (11-bit by 11-bit products fit f32) and sums in
+** f32; per group the kernel then folds
+**   sum x (q s + b) = s * sum x (1024 + q) + (b - 1024 s) * sum x,
+** with sum x from a second MMA against ones.  Weights are never rounded
+** to 16 bits.  bf16 with codes below 128: the same with 128.0 (0x4300).
+** bf16 with 8-bit codes (128 + q would not be exact): each weight is
+** dequantized in f32 and rounded to bf16 before the MMA. */
 typedef enum dqmode { DQ_F16, DQ_BF16, DQ_F32 } dqmode;
 
 static dqmode dq_mode(const lb_recipe *r) {
@@ -186,17 +185,25 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
   unsigned mask, magic = mode == DQ_F16 ? 0x64006400u
                        : mode == DQ_BF16 ? 0x43004300u : 0u;
   int off = r->is_signed ? 1 << (r->bits - 1) : 0;
+  int base = mode == DQ_F16 ? 1024 : mode == DQ_BF16 ? 128 : 0;
   int i, fast;
   lb_layout_of(r, &lay);
   mask = (1u << lay.bits) - 1;
   /* Power-of-two widths never straddle a 16-bit half: interleave the
-  ** halves of the two words once (PRMT), then one shift and one LOP3 give
+  ** halves of the two words once (PRMT), then a shift and one LOP3 give
   ** a pair. */
   fast = 32 % lay.bits == 0 && 16 % lay.bits == 0;
+  lb_buf_printf(b, "// (a & m) | c in one LOP3 (C would spend a second one "
+                   "on the two constants).\n"
+                   "__device__ __forceinline__ unsigned lb_andor(unsigned a, "
+                   "unsigned m, unsigned c) {\n"
+                   "  unsigned d;\n"
+                   "  asm(\"lop3.b32 %%0, %%1, %%2, %%3, 0xea;\" : \"=r\"(d) : "
+                   "\"r\"(a), \"r\"(m), \"r\"(c));\n  return d;\n}\n");
   lb_buf_printf(b, "// Code i of lanes a and b as a pair: a's in bits 0..%d, "
                    "b's in bits 16..%d%s.\n",
                 lay.bits - 1, 15 + lay.bits,
-                mode == DQ_F32 ? "" : ", OR-ed into a float's mantissa");
+                mode == DQ_F32 ? "" : ", OR-ed into the mantissa of the base");
   lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair(const unsigned "
                  "(&a)[LB_WORDS], const unsigned (&b)[LB_WORDS], int i) {\n");
   if (fast) {
@@ -204,65 +211,56 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
     for (i = 0; i < lay.codes; i++) {
       int lo = 32 - lay.bits * (i + 1);
       int hi = lo >= 16;
-      lb_buf_printf(b, "  case %d: return ((__byte_perm(a[0], b[0], 0x%s) >> "
-                       "%d) & 0x%08xu) | 0x%08xu;\n",
-                    i, hi ? "7632" : "5410", hi ? lo - 16 : lo,
-                    mask | mask << 16, magic);
+      int sh = hi ? lo - 16 : lo;
+      if (sh)
+        lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
+                         "0x%s) >> %d, 0x%08xu, 0x%08xu);\n",
+                      i, hi ? "7632" : "5410", sh, mask | mask << 16, magic);
+      else
+        lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
+                         "0x%s), 0x%08xu, 0x%08xu);\n",
+                      i, hi ? "7632" : "5410", mask | mask << 16, magic);
     }
     lb_buf_puts(b, "  }\n  return 0u;\n}\n");
   } else {
     lb_buf_printf(b, "  return lb_code(a, i) | lb_code(b, i) << 16 | "
                      "0x%08xu;\n}\n", magic);
   }
-  lb_buf_printf(b, "// Two codes -> two weights: q = pair - %d, w = q * s + b "
-                   "(s2, b2 from lb_splat).\n"
-                   "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
-                   "unsigned s2, unsigned b2) {\n",
-                mode == DQ_F16 ? 1024 + off : mode == DQ_BF16 ? 128 + off : off);
-  switch (mode) {
-    case DQ_F16:
-      lb_buf_printf(b, "  unsigned q, w;\n"
-                       "  asm(\"sub.f16x2 %%0, %%1, %%2;\" : \"=r\"(q) : "
-                       "\"r\"(p), \"r\"(0x%04x%04xu));\n"
-                       "  asm(\"fma.rn.f16x2 %%0, %%1, %%2, %%3;\" : "
-                       "\"=r\"(w) : \"r\"(q), \"r\"(s2), \"r\"(b2));\n"
-                       "  return w;\n}\n",
-                    half_bits(1024 + off), half_bits(1024 + off));
-      break;
-    case DQ_BF16:
-      lb_buf_printf(b, "  unsigned q, w;\n"
-                       "  asm(\"fma.rn.bf16x2 %%0, %%1, %%2, %%3;\" : "
-                       "\"=r\"(q) : \"r\"(p), \"r\"(0x3f803f80u), "
-                       "\"r\"(0x%04x%04xu));\n"
-                       "  asm(\"fma.rn.bf16x2 %%0, %%1, %%2, %%3;\" : "
-                       "\"=r\"(w) : \"r\"(q), \"r\"(s2), \"r\"(b2));\n"
-                       "  return w;\n}\n",
-                    bf16_bits(-(128 + off)), bf16_bits(-(128 + off)));
-      break;
-    case DQ_F32:
-      lb_buf_printf(b, "  const float s = __uint_as_float(s2), "
-                       "o = __uint_as_float(b2);\n"
-                       "  const float lo = __uint_as_float((p & 0xffffu) | "
-                       "0x4b000000u) - %d.0f;\n"
-                       "  const float hi = __uint_as_float((p >> 16) | "
-                       "0x4b000000u) - %d.0f;\n"
-                       "  unsigned w;\n"
-                       "  asm(\"cvt.rn.bf16x2.f32 %%0, %%1, %%2;\" : "
-                       "\"=r\"(w) : \"f\"(fmaf(hi, s, o)), "
-                       "\"f\"(fmaf(lo, s, o)));\n"
-                       "  return w;\n}\n",
-                    8388608 + off, 8388608 + off);
-      break;
-  }
-  lb_buf_puts(b, "// A per-group value in the form lb_dq2 takes.\n"
-                 "__device__ __forceinline__ unsigned lb_splat(float v) {\n");
+  lb_buf_printf(b, "constexpr bool LB_FOLD = %s;  // scales applied per group "
+                   "after the MMA\n", mode == DQ_F32 ? "false" : "true");
+  lb_buf_puts(b, "// Per group: S and C for the fold, or s2 and b2 for "
+                 "dequantizing before the MMA.\n"
+                 "__device__ __forceinline__ void lb_group(float s, float o, "
+                 "float &S, float &C,\n"
+                 "                                         unsigned &s2, "
+                 "unsigned &b2) {\n");
   if (mode == DQ_F32)
-    lb_buf_puts(b, "  return __float_as_uint(v);\n}\n");
+    lb_buf_puts(b, "  S = 1.f;\n  C = 0.f;\n  s2 = __float_as_uint(s);\n"
+                   "  b2 = __float_as_uint(o);\n}\n");
   else
-    lb_buf_printf(b, "  unsigned r;\n"
-                     "  asm(\"cvt.rn.%s.f32 %%0, %%1, %%1;\" : \"=r\"(r) : "
-                     "\"f\"(v));\n  return r;\n}\n",
-                  mode == DQ_F16 ? "f16x2" : "bf16x2");
+    lb_buf_printf(b, "  S = s;\n  C = o - %d.0f * s;\n  (void)s2; (void)b2;\n"
+                     "}\n", base + off);
+  lb_buf_puts(b, "// The A register of two codes.\n"
+                 "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
+                 "unsigned s2, unsigned b2) {\n");
+  if (mode == DQ_F32)
+    lb_buf_printf(b, "  const float s = __uint_as_float(s2), "
+                     "o = __uint_as_float(b2);\n"
+                     "  const float lo = __uint_as_float((p & 0xffffu) | "
+                     "0x4b000000u) - %d.0f;\n"
+                     "  const float hi = __uint_as_float((p >> 16) | "
+                     "0x4b000000u) - %d.0f;\n"
+                     "  unsigned w;\n"
+                     "  asm(\"cvt.rn.bf16x2.f32 %%0, %%1, %%2;\" : "
+                     "\"=r\"(w) : \"f\"(fmaf(hi, s, o)), "
+                     "\"f\"(fmaf(lo, s, o)));\n"
+                     "  return w;\n}\n",
+                  8388608 + off, 8388608 + off);
+  else
+    lb_buf_puts(b, "  (void)s2; (void)b2;\n  return p;\n}\n");
+  lb_buf_printf(b, "constexpr unsigned LB_ONES = 0x%08xu;  // two 1.0 in the "
+                   "activation type\n",
+                r->act == LB_BF16 ? 0x3f803f80u : 0x3c003c00u);
   lb_buf_printf(b, "// d += A (16 channels x 16 k) * B (16 k x 8 activation "
                    "rows), f32 accumulation.\n"
                    "__device__ __forceinline__ void lb_mma(float (&d)[4], "
@@ -287,17 +285,15 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
   lb_layout_of(r, &lay);
   /* Group slots of a tile: the scales a tile needs, loaded with its
   ** weights so that no scale load waits on the critical path. */
+  gpt = gpt_of(r, &lay);
   if (r->group == 0 || r->group % lay.tile == 0) {
-    gpt = 1;                              /* one group covers the tile */
-    slot = "0";
+    slot = "0";                           /* one group covers the tile */
     first = "0";
   } else if (lay.tile % r->group == 0) {
-    gpt = lay.tile / r->group;            /* a fixed number per tile */
-    slot = "32 * i / LB_GROUP";
+    slot = "32 * i / LB_GROUP";           /* a fixed number per tile */
     first = "j * LB_GROUP / 32";
   } else {
-    gpt = lay.codes;                      /* boundaries move: one per row */
-    slot = "i";
+    slot = "i";                           /* boundaries move: one per row */
     first = "j";
   }
   if (r->group)
@@ -326,8 +322,11 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
                    "return %s; }\n"
                    "__device__ __forceinline__ constexpr int lb_gfirst(int j) { "
                    "return %s; }\n"
-                   "constexpr bool LB_ZEROS = %s;\n",
-                lay.tile, gpt, gpt, slot, first, r->zeros ? "true" : "false");
+                   "constexpr bool LB_ZEROS = %s;\n"
+                   "constexpr bool LB_CHANNEL = %s;  // one group: fold once, "
+                   "at the end\n",
+                lay.tile, gpt, gpt, slot, first, r->zeros ? "true" : "false",
+                r->group ? "false" : "true");
   lb_buf_printf(b, "// dequant \"%s\" (line %d) as w = q * s + b, b per "
                    "group:\n"
                    "__device__ __forceinline__ float lb_offset(float s, "
@@ -363,12 +362,12 @@ static void emit_entries(lb_buf *b, const lb_recipe *r, int n, int k,
   lb_buf_printf(b,
     "\n// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps,\n// each 16-channel group's tiles split over %d warp(s).\n"
-    "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32)\n"
+    "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)\n"
     "lb_gemv(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
     "        const lb_out_t *bias, lb_out_t *y, int m, int n, int k) {\n"
     "  lb_gemv<%d>(x, w, s, z, bias, y, m, n, k);\n}\n",
-    n, k, sms, cfg.grid, LB_WARPS, cfg.split, cfg.split);
+    n, k, sms, cfg.grid, LB_WARPS, cfg.split, cfg.minb, cfg.split);
 }
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {

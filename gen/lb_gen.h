@@ -14,6 +14,7 @@
 ** bytes. */
 typedef struct lb_gemv_cfg {
   int split;    /* warps sharing one 16-channel group's tiles */
+  int minb;     /* blocks per SM asked of ptxas (caps registers) */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes */
 } lb_gemv_cfg;

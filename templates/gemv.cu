@@ -5,15 +5,16 @@
 // The prelude above (generated from the recipe) supplies the types and
 // conversions, the layout constants LB_WORDS / LB_CODES / LB_TILE,
 // lb_pair() that puts one code of two neighbouring lanes into a 32-bit
-// register, lb_dq2() that dequantizes such a pair to two 16-bit weights,
-// the group helpers and lb_mma().
+// register as two 16-bit values, lb_group() / lb_dq2() that apply scales
+// and zeros (per group after the MMA, or before it), the group slot
+// helpers and lb_mma().
 //
 // Why tensor cores for a GEMV: on CUDA cores every code costs a convert,
 // a dequant FMA and M more FMAs, and the kernel runs out of issue slots
 // before it runs out of bandwidth.  mma.m16n8k16 takes 16 output channels
 // (rows of W, operand A) times 16 k-values times up to 8 activation rows
-// (operand B) in one instruction, so a code costs only its extraction and
-// dequantization, whatever M is.
+// (operand B) in one instruction, so a code costs only its extraction,
+// whatever M is; scales and zeros are applied once per group.
 //
 // Operand layout.  Thread (g, t) = (lane / 4, lane % 4) holds A for rows
 // g and g + 8 at k-slots 2t, 2t+1, 2t+8, 2t+9, and B (activations of row
@@ -136,9 +137,14 @@ __device__ __forceinline__ void lb_gemv(
   const bool xon = g < m;
   const lb_act_t *xr = x + (xon ? g : 0) * k + 4 * t;
 
-  // Two accumulators, for the two halves of a code row, so consecutive
-  // MMAs do not wait on each other.
-  float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+  // aw: this group's sum of x times the A operand, in two halves so
+  // that consecutive MMAs do not wait on each other; ax: its sum of x
+  // (an MMA against ones), for the zero-point part of the fold; yacc: the
+  // folded result.  Fragment j holds (row g, x row 2t), (g, 2t+1),
+  // (g+8, 2t), (g+8, 2t+1).
+  float aw[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+  float ax[4] = {0.f, 0.f, 0.f, 0.f}, yacc[4] = {0.f, 0.f, 0.f, 0.f};
+  float S[2] = {0.f, 0.f}, C[2] = {0.f, 0.f};
   unsigned s2[2] = {0u, 0u}, b2[2] = {0u, 0u};
   lb_rowtile cur[2], nxt[2];
   lb_xchunk xc, xn;
@@ -170,41 +176,58 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
           for (int r = 0; r < 2; r++) {
             const float s = lb_scale_f32(cur[r].s[lb_gslot(i)]);
-            s2[r] = lb_splat(s);
-            b2[r] = lb_splat(lb_offset(s, cur[r].z[lb_gslot(i)]));
+            lb_group(s, lb_offset(s, cur[r].z[lb_gslot(i)]), S[r], C[r], s2[r],
+                     b2[r]);
           }
         }
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-          lb_mma(acc[h], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
+        for (int h = 0; h < 2; h++) {
+          lb_mma(aw[h], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
                  lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
                  xc.v[rr][h][0], xc.v[rr][h][1]);
+          if (LB_FOLD)
+            lb_mma(ax, LB_ONES, LB_ONES, LB_ONES, LB_ONES, xc.v[rr][h][0],
+                   xc.v[rr][h][1]);
+        }
+        // Fold where the group ends: at its last row, or the tile's end
+        // (a warp's tiles are not contiguous in K).  Per channel, once.
+        const bool last = i + 1 == LB_CODES ||
+                          lb_gfirst(lb_gslot(i + 1)) == i + 1;
+        if (!LB_CHANNEL && last) {
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            yacc[j] += S[j >> 1] * (aw[0][j] + aw[1][j]) + C[j >> 1] * ax[j];
+            aw[0][j] = aw[1][j] = ax[j] = 0.f;
+          }
+        }
       }
     }
     cur[0] = nxt[0];
     cur[1] = nxt[1];
   }
+  if (LB_CHANNEL) {
 #pragma unroll
-  for (int j = 0; j < 4; j++) acc[0][j] += acc[1][j];
+    for (int j = 0; j < 4; j++)
+      yacc[j] = S[j >> 1] * (aw[0][j] + aw[1][j]) + C[j >> 1] * ax[j];
+  }
 
-  // Sum the SPLIT parts of each channel group, then store.  acc[0][0..3]
-  // hold (row g, x row 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+  // Sum the SPLIT parts of each channel group, then store.
   if (SPLIT > 1) {
 #pragma unroll
-    for (int j = 0; j < 4; j++) red[warp][j][lane] = acc[0][j];
+    for (int j = 0; j < 4; j++) red[warp][j][lane] = yacc[j];
     __syncthreads();
     if (part != 0) return;
 #pragma unroll
     for (int p = 1; p < SPLIT; p++)
 #pragma unroll
-      for (int j = 0; j < 4; j++) acc[0][j] += red[warp + p][j][lane];
+      for (int j = 0; j < 4; j++) yacc[j] += red[warp + p][j][lane];
   }
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     const int c = row0 + g + 8 * (j >> 1), mr = 2 * t + (j & 1);
     if (c < n && mr < m)
-      y[mr * n + c] = lb_out_from_f32(lb_epilogue(acc[0][j], bias, c));
+      y[mr * n + c] = lb_out_from_f32(lb_epilogue(yacc[j], bias, c));
   }
 }
