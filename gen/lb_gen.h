@@ -6,15 +6,18 @@
 
 #include "lb_recipe.h"
 
-#define LB_WARPS 8       /* warps per GEMV block */
+#define LB_WARPS 8       /* warps per GEMV block, at most */
+#define LB_RING_KB 88    /* shared-memory ring per block (sm_86 opt-in: 99) */
 #define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms)
 ** alone and written into the source, so the same inputs give the same
 ** bytes. */
 typedef struct lb_gemv_cfg {
+  int warps;    /* warps per block */
   int split;    /* warps sharing one 16-channel group's tiles */
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
+  int stages;   /* shared-memory ring depth: tiles in flight + 1 */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes */
 } lb_gemv_cfg;

@@ -244,6 +244,12 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
       lb_log_resources(mod->log, LB_KERNEL, &regs, &op->info.spill);
       if (op->info.spill < 0) op->info.spill = local;
     }
+    /* the ring lives in dynamic shared memory, beyond the default 48 KB */
+    if (st == LB_OK &&
+        (rc = c->cu->FuncSetAttribute(
+             op->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             op->cfg.smem)) != CUDA_SUCCESS)
+      st = lb_cufail(rc, "lb_op_create", "cuFuncSetAttribute (shared memory)");
   }
   leave(&s);
   if (st != LB_OK) goto fail;
@@ -327,7 +333,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
     pushed = 1;
   }
   rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
-                            LB_WARPS * 32, 1, 1, (unsigned)cfg->smem,
+                            (unsigned)cfg->warps * 32, 1, 1, (unsigned)cfg->smem,
                             (CUstream)stream, args, NULL);
   if (pushed) op->cu->CtxPopCurrent(&dummy);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");

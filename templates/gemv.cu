@@ -45,30 +45,68 @@ __device__ __forceinline__ void lb_ld_act4(const lb_act_t *p, unsigned &a,
   asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
 }
 
-// What thread t needs of one row for one tile: for each lane word p and
-// half h, the words of lanes 16 h + 4 t .. 16 h + 4 t + 3, and the raw
-// scales and zeros of the tile's group slots.  Loaded a tile ahead.
+// Weights travel global -> shared memory with cp.async, STAGES - 1 tiles
+// ahead of the math, so many bytes are in flight without holding
+// registers.  Each thread copies and later reads only its own 16-byte
+// chunks (lanes 16 h + 4 t .. +3 of word p of rows g and g + 8), so a
+// warp needs no barrier, only cp.async.wait_group.
+__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void lb_cp_commit() {
+  asm volatile("cp.async.commit_group;");
+}
+template <int N>
+__device__ __forceinline__ void lb_cp_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N));
+}
+
+// One warp's ring: [stage][row 0/1][half][word][lane] 16-byte chunks.
+constexpr int LB_CHUNKS = 2 * 2 * LB_WORDS * 32;   // per stage
+
+__device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
+                                              const unsigned *const (&wrow)[2],
+                                              int tile, int lane) {
+  lb_u4 *dst = ring + stage * LB_CHUNKS + lane;
+#pragma unroll
+  for (int r = 0; r < 2; r++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+      for (int q = 0; q < LB_WORDS; q++)
+        lb_cp16(dst + ((r * 2 + h) * LB_WORDS + q) * 32,
+                wrow[r] + tile * 32 * LB_WORDS + q * 32 + 16 * h);
+}
+
+// What thread t uses of one row for one tile: its words (read back from
+// the ring) and the raw scales and zeros of the tile's group slots.
 struct lb_rowtile {
   lb_u4 v[2][LB_WORDS];
   lb_scale_t s[LB_GPT];
   lb_zero_t z[LB_GPT];
 };
 
-__device__ __forceinline__ void lb_load_tile(
-    lb_rowtile &r, const unsigned *row, const lb_scale_t *srow,
-    const lb_zero_t *zrow, int tile, int ngroups) {
+__device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
+                                               const lb_scale_t *srow,
+                                               const lb_zero_t *zrow, int tile,
+                                               int ngroups) {
 #pragma unroll
   for (int j = 0; j < LB_GPT; j++) {
     const int gi = lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j), ngroups);
     r.s[j] = srow[gi];
     r.z[j] = LB_ZEROS ? zrow[gi] : lb_zero_t(0);
   }
-  const unsigned *p = row + tile * 32 * LB_WORDS;
+}
+
+__device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
+                                             int stage, int row, int lane) {
+  const lb_u4 *src = ring + stage * LB_CHUNKS + lane;
 #pragma unroll
   for (int h = 0; h < 2; h++)
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++) {
-      lb_u4 v = lb_ld_weights(p + q * 32 + 16 * h);
+      lb_u4 v = src[((row * 2 + h) * LB_WORDS + q) * 32];
       v.x = lb_flip(q, v.x);
       v.y = lb_flip(q, v.y);
       v.z = lb_flip(q, v.z);
@@ -109,7 +147,7 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
   return lb_pair(a, b, i);
 }
 
-template <int SPLIT>
+template <int SPLIT, int STAGES>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
@@ -117,6 +155,7 @@ __device__ __forceinline__ void lb_gemv(
     int n, int k) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
   __shared__ float red[LB_WARPS][4][32];
+  extern __shared__ __align__(16) lb_u4 lb_smem[];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int grp = warp / SPLIT, part = warp % SPLIT;
@@ -136,6 +175,7 @@ __device__ __forceinline__ void lb_gemv(
   // Thread (g, t) feeds activation row g; rows past m read as zero.
   const bool xon = g < m;
   const lb_act_t *xr = x + (xon ? g : 0) * k + 4 * t;
+  lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
 
   // aw: this group's sum of x times the A operand, in two halves so
   // that consecutive MMAs do not wait on each other; ax: its sum of x
@@ -148,19 +188,43 @@ __device__ __forceinline__ void lb_gemv(
   unsigned s2[2] = {0u, 0u}, b2[2] = {0u, 0u};
   lb_rowtile cur[2], nxt[2];
   lb_xchunk xc, xn;
+  // Prologue: STAGES - 1 tiles in flight (an empty group where none is
+  // left keeps the group count uniform).
+#pragma unroll
+  for (int st = 0; st < STAGES - 1; st++) {
+    if (part + st * SPLIT < tiles)
+      lb_issue_tile(ring, st, wrow, part + st * SPLIT, lane);
+    lb_cp_commit();
+  }
   if (part < tiles) {
 #pragma unroll
     for (int r = 0; r < 2; r++)
-      lb_load_tile(cur[r], wrow[r], srow[r], zrow[r], part, ngroups);
+      lb_load_groups(nxt[r], srow[r], zrow[r], part, ngroups);
     lb_load_x(xn, xr, xon, part, 0, k);
   }
+  int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
-    // Issue the next tile's loads before this tile's math.
+    lb_cp_wait<STAGES - 2>();   // this tile's group has landed
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      lb_read_tile(cur[r], ring, stage, r, lane);
+#pragma unroll
+      for (int j = 0; j < LB_GPT; j++) {
+        cur[r].s[j] = nxt[r].s[j];
+        cur[r].z[j] = nxt[r].z[j];
+      }
+    }
+    {
+      const int ahead = tile + (STAGES - 1) * SPLIT;
+      const int ring_slot = stage == 0 ? STAGES - 1 : stage - 1;
+      if (ahead < tiles) lb_issue_tile(ring, ring_slot, wrow, ahead, lane);
+      lb_cp_commit();
+      stage = stage + 1 == STAGES ? 0 : stage + 1;
+    }
     if (tile + SPLIT < tiles) {
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        lb_load_tile(nxt[r], wrow[r], srow[r], zrow[r], tile + SPLIT,
-                     ngroups);
+        lb_load_groups(nxt[r], srow[r], zrow[r], tile + SPLIT, ngroups);
     }
 #pragma unroll
     for (int ch = 0; ch < LB_NCH; ch++) {
@@ -204,8 +268,6 @@ __device__ __forceinline__ void lb_gemv(
         }
       }
     }
-    cur[0] = nxt[0];
-    cur[1] = nxt[1];
   }
   if (LB_CHANNEL) {
 #pragma unroll
