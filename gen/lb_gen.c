@@ -30,20 +30,20 @@ static int gpt_of(const lb_recipe *r, const lb_layout *lay) {
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
                   lb_gemv_cfg *cfg) {
   lb_layout lay;
-  int tiles, groups, split = 1, want, warps = LB_WARPS, stage_kb;
+  int tiles, groups, split = 1, want, warps = LB_WARPS, stage;
   lb_layout_of(r, &lay);
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
-  /* A ring stage is 2 KB per warp and lane word.  Keep the block's ring
-  ** within LB_RING_KB (every sm_80..sm_90 part gives a block that much):
-  ** fewer warps per block for wide codes, then as many stages as fit,
-  ** two to four. */
-  stage_kb = 2 * lay.words;
-  while (warps > 1 && warps * 2 * stage_kb > LB_RING_KB) warps /= 2;
+  /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
+  ** pad chunk per row.  Keep the block's ring within LB_RING_KB (every
+  ** sm_80..sm_90 part gives a block that much): fewer warps per block for
+  ** wide codes, then as many stages as fit, two to four. */
+  stage = 16 * (lay.words * 8 + 1) * 16;
+  while (warps > 1 && warps * 2 * stage > LB_RING_KB * 1024) warps /= 2;
   cfg->warps = warps;
-  cfg->stages = LB_RING_KB / (warps * stage_kb);
+  cfg->stages = LB_RING_KB * 1024 / (warps * stage);
   if (cfg->stages > 4) cfg->stages = 4;
-  cfg->smem = warps * cfg->stages * stage_kb * 1024;
+  cfg->smem = warps * cfg->stages * stage;
   /* Enough warps for about 24 per SM, but at least one tile per warp
   ** and part of a channel group. */
   want = (sms > 0 ? sms : 132) * 24;

@@ -18,11 +18,12 @@
 //
 // Operand layout.  Thread (g, t) = (lane / 4, lane % 4) holds A for rows
 // g and g + 8 at k-slots 2t, 2t+1, 2t+8, 2t+9, and B (activations of row
-// g) at the same slots.  Any consistent map of slots to k is correct; we
-// map slots {2t, 2t+1, 2t+8, 2t+9} to the four consecutive k-values
-// 4t .. 4t+3 of the step, so B is one 8-byte load, and in the packed
-// layout those k-values are one code of four neighbouring lanes: exactly
-// the 16-byte word group the thread loads.
+// g) at the same slots.  Any consistent map of slots to k is correct.  In
+// a code row (32 k-values, one code of every lane) half h maps thread t's
+// slots to the four consecutive k-values 8t + 4h .. 8t + 4h + 3: in the
+// packed layout those are one code of lanes 8t + 4h .. +3, the 16-byte
+// word group the thread loads, and both halves' activations are one
+// 16-byte load.
 //
 // Work split.  A warp owns 16 channels and a share of the tiles along K;
 // a block has LB_WARPS warps: LB_WARPS / SPLIT channel groups, each with
@@ -40,15 +41,17 @@ __device__ __forceinline__ lb_u4 lb_ld_weights(const unsigned *p) {
 }
 
 // Activations are re-read by every channel group: keep them in L1.
-__device__ __forceinline__ void lb_ld_act4(const lb_act_t *p, unsigned &a,
-                                           unsigned &b) {
-  asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
+__device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
+  lb_u4 v;
+  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
 }
 
 // Weights travel global -> shared memory with cp.async, STAGES - 1 tiles
 // ahead of the math, so many bytes are in flight without holding
 // registers.  Each thread copies and later reads only its own 16-byte
-// chunks (lanes 16 h + 4 t .. +3 of word p of rows g and g + 8), so a
+// chunks (lanes 8 t + 4 h .. +3 of word p of rows g and g + 8), so a
 // warp needs no barrier, only cp.async.wait_group.
 __device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
@@ -62,21 +65,24 @@ __device__ __forceinline__ void lb_cp_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N));
 }
 
-// One warp's ring: [stage][row 0/1][half][word][lane] 16-byte chunks.
-constexpr int LB_CHUNKS = 2 * 2 * LB_WORDS * 32;   // per stage
+// One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
+// four lanes each), rows padded by one chunk so that the read-back below
+// meets no bank conflict.  The copy is issued in memory order (lane l
+// takes chunk l % 8 of a row: 512 contiguous bytes per instruction, whole
+// sectors), and read back in operand order, hence the __syncwarp.
+constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
+constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // per stage
 
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
-                                              const unsigned *const (&wrow)[2],
+                                              const unsigned *const (&src)[4],
                                               int tile, int lane) {
-  lb_u4 *dst = ring + stage * LB_CHUNKS + lane;
+  lb_u4 *dst = ring + stage * LB_CHUNKS + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
-  for (int r = 0; r < 2; r++)
+  for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
-    for (int h = 0; h < 2; h++)
-#pragma unroll
-      for (int q = 0; q < LB_WORDS; q++)
-        lb_cp16(dst + ((r * 2 + h) * LB_WORDS + q) * 32,
-                wrow[r] + tile * 32 * LB_WORDS + q * 32 + 16 * h);
+    for (int q = 0; q < LB_WORDS; q++)
+      lb_cp16(dst + 4 * j * LB_ROWCH + q * 8,
+              src[j] + tile * 32 * LB_WORDS + q * 32);
 }
 
 // What thread t uses of one row for one tile: its words (read back from
@@ -99,14 +105,16 @@ __device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
   }
 }
 
+// Thread (g, t) reads row `row` (g or g + 8): half h of word q is chunk
+// 2 t + h, lanes 8 t + 4 h .. +3.
 __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
-                                             int stage, int row, int lane) {
-  const lb_u4 *src = ring + stage * LB_CHUNKS + lane;
+                                             int stage, int row, int t) {
+  const lb_u4 *p = ring + stage * LB_CHUNKS + row * LB_ROWCH + 2 * t;
 #pragma unroll
   for (int h = 0; h < 2; h++)
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++) {
-      lb_u4 v = src[((row * 2 + h) * LB_WORDS + q) * 32];
+      lb_u4 v = p[q * 8 + h];
       v.x = lb_flip(q, v.x);
       v.y = lb_flip(q, v.y);
       v.z = lb_flip(q, v.z);
@@ -115,24 +123,22 @@ __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
     }
 }
 
-// Activations for LB_XC code rows of a tile, in B-operand form: row r,
-// half h holds x[g][k .. k+3] for k = tile * LB_TILE + 32 (first + r)
-// + 16 h + 4 t.  Loaded a chunk ahead, like the weights, so that no MMA
-// waits for an activation load.
+// Activations for LB_XC code rows of a tile, in B-operand form: row r
+// holds x[g][k .. k+7] for k = tile * LB_TILE + 32 (first + r) + 8 t,
+// the first four for half 0, the last four for half 1.  Loaded a chunk
+// ahead, like the weights, so that no MMA waits for an activation load.
 constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4;
 constexpr int LB_NCH = LB_CODES / LB_XC;
-struct lb_xchunk { unsigned v[LB_XC][2][2]; };
+struct lb_xchunk { lb_u4 v[LB_XC]; };
 
 __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xr,
                                           bool on, int tile, int ch, int k) {
 #pragma unroll
-  for (int r = 0; r < LB_XC; r++)
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-      const int kk = tile * LB_TILE + 32 * (ch * LB_XC + r) + 16 * h;
-      c.v[r][h][0] = c.v[r][h][1] = 0u;
-      if (on && kk < k) lb_ld_act4(xr + kk, c.v[r][h][0], c.v[r][h][1]);
-    }
+  for (int r = 0; r < LB_XC; r++) {
+    const int kk = tile * LB_TILE + 32 * (ch * LB_XC + r);
+    c.v[r] = lb_u4{0u, 0u, 0u, 0u};
+    if (on && kk < k) c.v[r] = lb_ld_act8(xr + kk);
+  }
 }
 
 // A-operand register for code row i of one row: lanes c and c + 1 of half h.
@@ -168,13 +174,17 @@ __device__ __forceinline__ void lb_gemv(
   // uniform, and their results are never stored.
   const int row0 = (blockIdx.x * GROUPS + grp) * 16;
   const int rows[2] = {min(row0 + g, n - 1), min(row0 + g + 8, n - 1)};
-  const unsigned *wrow[2] = {wq + rows[0] * roww + 4 * t,
-                             wq + rows[1] * roww + 4 * t};
+  // The rows this lane copies: 4 j + lane / 8, chunk lane % 8.
+  const unsigned *csrc[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    csrc[j] = wq + min(row0 + 4 * j + (lane >> 3), n - 1) * roww +
+              4 * (lane & 7);
   const lb_scale_t *srow[2] = {sc + rows[0] * ngroups, sc + rows[1] * ngroups};
   const lb_zero_t *zrow[2] = {zr + rows[0] * ngroups, zr + rows[1] * ngroups};
   // Thread (g, t) feeds activation row g; rows past m read as zero.
   const bool xon = g < m;
-  const lb_act_t *xr = x + (xon ? g : 0) * k + 4 * t;
+  const lb_act_t *xr = x + (xon ? g : 0) * k + 8 * t;
   lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
 
   // aw: this group's sum of x times the A operand, in two halves so
@@ -193,7 +203,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
   for (int st = 0; st < STAGES - 1; st++) {
     if (part + st * SPLIT < tiles)
-      lb_issue_tile(ring, st, wrow, part + st * SPLIT, lane);
+      lb_issue_tile(ring, st, csrc, part + st * SPLIT, lane);
     lb_cp_commit();
   }
   if (part < tiles) {
@@ -204,10 +214,11 @@ __device__ __forceinline__ void lb_gemv(
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
-    lb_cp_wait<STAGES - 2>();   // this tile's group has landed
+    lb_cp_wait<STAGES - 2>();   // this tile's group has landed,
+    __syncwarp();               // for every lane of the warp
 #pragma unroll
     for (int r = 0; r < 2; r++) {
-      lb_read_tile(cur[r], ring, stage, r, lane);
+      lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
 #pragma unroll
       for (int j = 0; j < LB_GPT; j++) {
         cur[r].s[j] = nxt[r].s[j];
@@ -217,7 +228,7 @@ __device__ __forceinline__ void lb_gemv(
     {
       const int ahead = tile + (STAGES - 1) * SPLIT;
       const int ring_slot = stage == 0 ? STAGES - 1 : stage - 1;
-      if (ahead < tiles) lb_issue_tile(ring, ring_slot, wrow, ahead, lane);
+      if (ahead < tiles) lb_issue_tile(ring, ring_slot, csrc, ahead, lane);
       lb_cp_commit();
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
@@ -250,10 +261,10 @@ __device__ __forceinline__ void lb_gemv(
                  lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
                  lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
-                 xc.v[rr][h][0], xc.v[rr][h][1]);
+                 h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
           if (LB_FOLD)
-            lb_mma(ax, LB_ONES, LB_ONES, LB_ONES, LB_ONES, xc.v[rr][h][0],
-                   xc.v[rr][h][1]);
+            lb_mma(ax, LB_ONES, LB_ONES, LB_ONES, LB_ONES,
+                   h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
         }
         // Fold where the group ends: at its last row, or the tile's end
         // (a warp's tiles are not contiguous in K).  Per channel, once.
