@@ -183,11 +183,13 @@ static int cmd_compile(const args *a) {
       rc = 1;
       continue;
     }
-    printf("%s sm_%d: %.3f s, %s, %zu bytes CUBIN, %d warning(s)\n",
+    printf("%s sm_%d: %.3f s, %s, %zu bytes %s, %d warning(s)\n",
            lb_recipe_name(r), archs[i], info.seconds,
            info.cache ? "disk cache hit" : "compiled", info.binary,
+           info.ptx ? "PTX (NVRTC does not know this arch; the driver "
+                      "finishes it)" : "CUBIN",
            info.warnings);
-    {
+    if (!info.ptx) {
       int regs, spill;
       lb_log_resources(log, "lb_gemv", &regs, &spill);
       printf("  lb_gemv: %d registers, %d bytes spilled\n", regs, spill);

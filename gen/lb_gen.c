@@ -366,14 +366,16 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
 
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   lb_buf_printf(b,
-    "\n// Entry point.  minBlocks %d caps registers so that many blocks "
-    "share an SM.\n"
+    "\n// Entry point (minBlocksPerSM %d: %s).\n"
     "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)\n"
     "lb_gemv(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
     "        const lb_out_t *bias, lb_out_t *y, int m, int n, int k) {\n"
     "  lb_gemv<%d, %d>(x, w, s, z, bias, y, m, n, k);\n}\n",
-    cfg->minb, cfg->minb, cfg->split, cfg->stages);
+    cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
+                                "an SM"
+                              : "wide state, registers left to ptxas",
+    cfg->minb, cfg->split, cfg->stages);
 }
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {

@@ -122,7 +122,10 @@ static lb_recipe *begin(lua_State *L, lb_section sec, int argtype) {
   if (r->line[sec])
     luaL_error(L, "section '%s' given twice (first at line %d)",
                section_names[sec], r->line[sec]);
-  if (lua_gettop(L) != 1 || lua_type(L, 1) != argtype)
+  if (lua_gettop(L) != 1)
+    luaL_error(L, "section '%s' takes one argument (%s), got %d",
+               section_names[sec], what, lua_gettop(L));
+  if (lua_type(L, 1) != argtype)
     luaL_error(L, "section '%s' takes %s, got %s", section_names[sec], what,
                luaL_typename(L, 1));
   r->line[sec] = callline(L);
@@ -136,9 +139,12 @@ static void known_fields(lua_State *L, const char *sec,
     if (lua_type(L, -2) != LUA_TSTRING)
       luaL_error(L, "%s: fields are named (like bits = 4), got a %s key",
                  sec, luaL_typename(L, -2));
-    if (find(lua_tostring(L, -2), known) < 0)
-      luaL_error(L, "%s: unknown field '%s' (known: %s)", sec,
-                 lua_tostring(L, -2), joined(L, known));
+    if (find(lua_tostring(L, -2), known) < 0) {
+      /* joined() pushes: take the key first */
+      const char *key = lua_tostring(L, -2);
+      const char *list = joined(L, known);
+      luaL_error(L, "%s: unknown field '%s' (known: %s)", sec, key, list);
+    }
     lua_pop(L, 1);
   }
 }
@@ -338,11 +344,11 @@ static const lua_CFunction section_fns[LB_NSECTION] = {
 /* Reading or writing an unknown global is almost always a misspelt
 ** section or a field written outside its table; say so. */
 static int env_index(lua_State *L) {
-  return luaL_error(L, "unknown name '%s' (sections: %s)",
-                    luaL_tolstring(L, 2, NULL),
-                    joined(L, (const char *const[]){
-                      "name", "activations", "weights", "scales", "zeros",
-                      "dequant", "accumulator", "output", "epilogue", NULL}));
+  const char *key = luaL_tolstring(L, 2, NULL);
+  const char *list = joined(L, (const char *const[]){
+      "name", "activations", "weights", "scales", "zeros", "dequant",
+      "accumulator", "output", "epilogue", NULL});
+  return luaL_error(L, "unknown name '%s' (sections: %s)", key, list);
 }
 
 static int env_newindex(lua_State *L) {
@@ -374,6 +380,13 @@ static void make_env(lua_State *L) {
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
   lua_pop(L, 1);
+  /* a recipe must describe the same format every time it is loaded */
+  lua_getglobal(L, LUA_MATHLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "random");
+  lua_pushnil(L);
+  lua_setfield(L, -2, "randomseed");
+  lua_pop(L, 1);
 
   lua_newtable(L);
   for (i = 0; base[i]; i++) {
@@ -402,6 +415,9 @@ static int run_chunk(lua_State *L) {
   size_t len = (size_t)lua_tointeger(L, 2);
   const char *chunk = lua_tostring(L, 3);
   make_env(L);                                   /* 4: env */
+  if (len > 0 && text[0] == LUA_SIGNATURE[0])
+    return luaL_error(L, "%s:1: recipes must be Lua source text, not "
+                      "precompiled bytecode", chunk + 1);
   if (luaL_loadbufferx(L, text, len, chunk, "t") != LUA_OK)
     return lua_error(L);
   lua_pushvalue(L, 4);
@@ -472,11 +488,12 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
   if (rc == LUA_ERRMEM)
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe used more than %u MiB of memory",
                  r->file, sb.line ? sb.line : 1, MEM_LIMIT >> 20);
+  else if (rc != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+    st = lb_fail(LB_ERECIPE, "%s", lua_tostring(L, -1));
   else if (rc != LUA_OK)
-    st = lb_fail(LB_ERECIPE, "%s",
-                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                : "recipe raised a non-string "
-                                                  "error");
+    st = lb_fail(LB_ERECIPE, "%s:%d: recipe raised an error that is not a "
+                 "string (a %s)", r->file, sb.line ? sb.line : 1,
+                 luaL_typename(L, -1));
   lua_close(L);
   if (st == LB_OK) st = finish(r, r->file, count_lines(text, len));
   if (st != LB_OK) {

@@ -119,7 +119,8 @@ typedef struct lb_offline {
   double seconds;
   int cache;           /* 0 compiled, 2 disk cache */
   int warnings;        /* warning lines in the NVRTC log */
-  size_t binary;       /* bytes of CUBIN */
+  int ptx;             /* 1: NVRTC does not know the arch; binary is PTX */
+  size_t binary;       /* bytes of CUBIN (or PTX) */
 } lb_offline;
 
 lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,

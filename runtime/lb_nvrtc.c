@@ -127,7 +127,7 @@ lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
 }
 
 /* ptxas -v prints, per kernel:
-**   ptxas info    : Compiling entry function 'lb_gemv_m1' for 'sm_90'
+**   ptxas info    : Compiling entry function 'lb_gemv' for 'sm_90'
 **   ptxas info    : Used 40 registers, ...
 **   ... N bytes spill stores, N bytes spill loads */
 void lb_log_resources(const char *log, const char *name, int *regs,

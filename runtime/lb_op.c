@@ -21,6 +21,7 @@
 typedef struct lb_mod {
   uint64_t key;
   CUmodule mod;
+  int ptx;       /* loaded from PTX: the driver finished the compile */
   char *log;
   struct lb_mod *next;
 } lb_mod;
@@ -164,6 +165,7 @@ static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
   if (m) {
     pthread_mutex_unlock(&c->lock);
     info->cache = 1;
+    info->ptx = m->ptx;
     info->seconds = lb_now() - t0;
     *out = m;
     return LB_OK;
@@ -188,7 +190,7 @@ static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
   m->key = key;
   m->log = bin.log;
   bin.log = NULL;
-  info->ptx = bin.ptx;
+  info->ptx = m->ptx = bin.ptx;
   lb_binary_free(&bin);
   m->next = c->mods;
   c->mods = m;
@@ -296,6 +298,9 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   if (op->has_zeros && w->zeros == NULL)
     return lb_fail(LB_EARG, "lb_op_run: the recipe has zeros but w->zeros "
                    "is NULL");
+  if (!op->has_zeros && w->zeros != NULL)
+    return lb_fail(LB_EARG, "lb_op_run: w->zeros is set but the recipe has "
+                   "no zeros section");
   if (!op->has_bias && w->bias != NULL)
     return lb_fail(LB_EARG, "lb_op_run: w->bias is set but the recipe has "
                    "no bias (epilogue { bias = true })");
@@ -355,6 +360,7 @@ lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,
   if (st != LB_OK) return st;
   if (info->cache) info->cache = 2;
   info->warnings = lb_log_warnings(bin.log);
+  info->ptx = bin.ptx;
   info->binary = bin.size;
   if (log) {
     *log = bin.log;

@@ -32,14 +32,6 @@
 
 struct lb_u4 { unsigned x, y, z, w; };
 
-// Packed weights are read once: stream them past L1.
-__device__ __forceinline__ lb_u4 lb_ld_weights(const unsigned *p) {
-  lb_u4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
-
 // Activations are re-read by every channel group: keep them in L1.
 __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
   lb_u4 v;
