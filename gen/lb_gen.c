@@ -384,7 +384,8 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
   lb_gemv_cfg cfg;
   lb_status st;
   if (src) *src = NULL;
-  if (src == NULL) return lb_fail(LB_EARG, "lb_generate: src is NULL");
+  if (src == NULL || r == NULL)
+    return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
   if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
   if (sms <= 0 || sms > 1024)
     return lb_fail(LB_EARG, "lb_generate: sms = %d out of range", sms);

@@ -1,0 +1,2 @@
+-- expect: dofile.lua:2: unknown name 'dofile'
+dofile("/etc/passwd")

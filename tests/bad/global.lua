@@ -1,0 +1,3 @@
+-- expect: global.lua:3: assignment to global 'bits'
+name "global"
+bits = 4

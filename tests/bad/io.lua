@@ -1,0 +1,2 @@
+-- expect: io.lua:2: unknown name 'io'
+local f = io.open("/etc/passwd")

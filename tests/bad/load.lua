@@ -1,0 +1,2 @@
+-- expect: load.lua:2: unknown name 'load'
+local f = load("return 1")

@@ -1,0 +1,2 @@
+-- expect: metatable.lua:2: unknown name 'setmetatable'
+setmetatable({}, { __gc = function() while true do end end })

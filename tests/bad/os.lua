@@ -1,0 +1,2 @@
+-- expect: os.lua:2: unknown name 'os'
+os.execute("true")

@@ -1,0 +1,3 @@
+-- expect: runtime.lua:3: attempt to perform arithmetic on a table value
+name "runtime"
+local g = {} + 1

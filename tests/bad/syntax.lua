@@ -1,0 +1,3 @@
+-- expect: syntax.lua:3: 
+name "syntax"
+weights { bits = 4,, }

@@ -1,0 +1,199 @@
+/*
+** test_api.c: the public API without a GPU.  Bad arguments are refused
+** with a status and a message; packing round-trips every width exactly and
+** puts codes where GemLite's layout says; generation is deterministic;
+** NVRTC's complaints come back as LB_ECOMPILE.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb_ref.h"
+#include "lowbit.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                \
+  do {                                  \
+    if (!(cond)) {                      \
+      printf("FAIL: " __VA_ARGS__);     \
+      printf("\n");                     \
+      failures++;                       \
+    }                                   \
+  } while (0)
+
+/* st must be want, with a message that names `who`. */
+static void refused(lb_status st, lb_status want, const char *who,
+                    const char *what) {
+  CHECK(st == want && strstr(lb_errmsg(), who) != NULL,
+        "%s: status %s, message \"%s\"", what, lb_status_name(st),
+        lb_errmsg());
+}
+
+static lb_recipe *make(int bits, int is_signed, const char *group) {
+  char text[512];
+  lb_recipe *r = NULL;
+  snprintf(text, sizeof text,
+           "name \"w%d\"\nactivations \"f16\"\n"
+           "weights { bits = %d, signed = %s }\n"
+           "scales { group = %s }\ndequant \"q * s\"\n",
+           bits, bits, is_signed ? "true" : "false", group);
+  if (lb_recipe_load_text("api.lua", text, strlen(text), &r) != LB_OK)
+    printf("FAIL: recipe: %s\n", lb_errmsg());
+  return r;
+}
+
+static void round_trips(void) {
+  static const int shapes[][2] = {{1, 32}, {3, 96}, {5, 1024}, {2, 1056}};
+  int bits, sg, s;
+  for (bits = 1; bits <= 8; bits++)
+    for (sg = 0; sg <= 1; sg++) {
+      lb_recipe *r = make(bits, sg, "\"channel\"");
+      if (r == NULL) {
+        failures++;
+        continue;
+      }
+      for (s = 0; s < 4; s++) {
+        int n = shapes[s][0], k = shapes[s][1];
+        lb_case c;
+        uint8_t *back = malloc((size_t)n * (size_t)k);
+        size_t i, diff = 0;
+        if (back == NULL || !lb_case_make(&c, r, 1, n, k, 77 + bits)) {
+          CHECK(0, "case %d-bit %dx%d: %s", bits, n, k, lb_errmsg());
+          free(back);
+          continue;
+        }
+        memset(back, 0xee, (size_t)n * (size_t)k);
+        CHECK(lb_unpack(r, n, k, c.packed, back) == LB_OK, "unpack: %s",
+              lb_errmsg());
+        for (i = 0; i < (size_t)n * (size_t)k; i++) diff += back[i] != c.codes[i];
+        CHECK(diff == 0, "%d-bit %s %dx%d: %zu codes differ after the round "
+              "trip", bits, sg ? "signed" : "unsigned", n, k, diff);
+        free(back);
+        lb_case_free(&c);
+      }
+      lb_recipe_free(r);
+    }
+  printf("pack/unpack round trips: bits 1..8, signed and unsigned, 4 shapes\n");
+}
+
+/* Hand-computed positions: GemLite's order puts k = 0 in the top bits. */
+static void positions(void) {
+  lb_recipe *r4 = make(4, 0, "\"channel\""), *r3 = make(3, 0, "\"channel\"");
+  uint8_t codes[1024];
+  uint32_t packed[1024];
+  uint32_t want = 0;
+  int i;
+  lb_sizes sz;
+  if (!r4 || !r3) {
+    failures++;
+    return;
+  }
+  for (i = 0; i < 1024; i++) codes[i] = (uint8_t)((i * 7 + 3) & 15);
+  CHECK(lb_pack(r4, 1, 256, codes, packed) == LB_OK, "pack: %s", lb_errmsg());
+  for (i = 0; i < 8; i++) want |= (uint32_t)codes[32 * i] << (28 - 4 * i);
+  CHECK(packed[0] == want, "4-bit word 0 = %08x, GemLite order says %08x",
+        packed[0], want);
+  want = 0;
+  for (i = 0; i < 8; i++) want |= (uint32_t)codes[32 * i + 5] << (28 - 4 * i);
+  CHECK(packed[5] == want, "4-bit word 5 = %08x, expected %08x", packed[5],
+        want);
+  /* 3 bits: lane 0's codes 0..9 fill bits 31..2 of word 0; code 10
+  ** (k = 320) has its top two bits in bits 1..0 and its low bit at the top
+  ** of the lane's next word, word 32. */
+  for (i = 0; i < 1024; i++) codes[i] = (uint8_t)((i * 5 + 1) & 7);
+  CHECK(lb_pack(r3, 1, 1024, codes, packed) == LB_OK, "pack: %s",
+        lb_errmsg());
+  CHECK(packed[0] >> 29 == codes[0], "3-bit code 0 not in the top bits");
+  CHECK((packed[0] & 3) == (uint32_t)(codes[320] >> 1) &&
+            packed[32] >> 31 == (uint32_t)(codes[320] & 1),
+        "3-bit code 10 does not cross into the lane's next word");
+  CHECK(lb_sizes_of(r3, 1, 1024, &sz) == LB_OK && sz.packed == 1024 * 3 / 8,
+        "3-bit sizes: %zu bytes for 1024 codes", sz.packed);
+  printf("code positions match GemLite's layout (4-bit) and cross words "
+         "(3-bit)\n");
+  lb_recipe_free(r4);
+  lb_recipe_free(r3);
+}
+
+int main(int argc, char **argv) {
+  lb_recipe *r = NULL;
+  lb_sizes sz;
+  lb_ctx *ctx = NULL;
+  lb_op *op = NULL;
+  lb_offline off;
+  lb_compile_info info;
+  lb_weights w = {0, 0, 0, 0};
+  char *a = NULL, *b = NULL, *log = NULL;
+  uint8_t codes[64 * 128];
+  uint32_t packed[64 * 128];
+  lb_status st;
+  if (argc != 2 || lb_recipe_load(argv[1], &r) != LB_OK) {
+    fprintf(stderr, "usage: test_api RECIPE (%s)\n", lb_errmsg());
+    return 2;
+  }
+  /* null pointers */
+  refused(lb_sizes_of(NULL, 64, 128, &sz), LB_EARG, "lb_sizes_of", "NULL recipe");
+  refused(lb_sizes_of(r, 64, 128, NULL), LB_EARG, "lb_sizes_of", "NULL out");
+  refused(lb_pack(r, 64, 128, NULL, packed), LB_EARG, "lb_pack", "NULL codes");
+  refused(lb_pack(r, 64, 128, codes, NULL), LB_EARG, "lb_pack", "NULL packed");
+  refused(lb_unpack(r, 64, 128, NULL, codes), LB_EARG, "lb_unpack", "NULL packed");
+  refused(lb_generate(r, 64, 128, 132, NULL), LB_EARG, "lb_generate", "NULL src");
+  refused(lb_generate(NULL, 64, 128, 132, &a), LB_EARG, "lb_generate", "NULL recipe");
+  refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
+  refused(lb_op_run(NULL, 1, codes, &w, codes, NULL), LB_EARG, "lb_op_run", "NULL op");
+  refused(lb_op_info(NULL, &info), LB_EARG, "lb_op_info", "NULL op");
+  refused(lb_compile_offline(NULL, 90, &off, &log), LB_EARG,
+          "lb_compile_offline", "NULL src");
+  refused(lb_ctx_create(0, NULL), LB_EARG, "lb_ctx_create", "NULL out");
+  /* shapes */
+  refused(lb_sizes_of(r, 64, 100, &sz), LB_EARG, "lb_sizes_of", "k = 100");
+  refused(lb_sizes_of(r, 64, 192, &sz), LB_EARG, "group size 128", "k = 192");
+  refused(lb_sizes_of(r, 0, 128, &sz), LB_EARG, "lb_sizes_of", "n = 0");
+  refused(lb_sizes_of(r, -5, 128, &sz), LB_EARG, "lb_sizes_of", "n < 0");
+  refused(lb_sizes_of(r, 1 << 20, 1 << 16, &sz), LB_EARG, "too large", "huge n*k");
+  refused(lb_pack(r, 64, 96, codes, packed), LB_EARG, "lb_pack", "pack k = 96");
+  memset(codes, 3, sizeof codes);
+  codes[77] = 16;
+  refused(lb_pack(r, 64, 128, codes, packed), LB_EARG, "does not fit",
+          "code 16 in 4 bits");
+  printf("argument checks done\n");
+
+  /* generation is deterministic */
+  CHECK(lb_generate(r, 300, 4096, 132, &a) == LB_OK &&
+            lb_generate(r, 300, 4096, 132, &b) == LB_OK && strcmp(a, b) == 0,
+        "generation not deterministic: %s", lb_errmsg());
+  free(b);
+  b = NULL;
+  CHECK(lb_generate(r, 300, 4096, 0, &b) == LB_EARG, "sms = 0 accepted");
+  printf("generation deterministic (%zu bytes)\n", a ? strlen(a) : 0);
+
+  /* NVRTC errors come back with its message */
+  st = lb_compile_offline("this is not CUDA;", 90, &off, &log);
+  CHECK(st == LB_ECOMPILE && strstr(lb_errmsg(), "NVRTC") != NULL,
+        "garbage source: status %s, \"%s\"", lb_status_name(st), lb_errmsg());
+  free(log);
+  log = NULL;
+  refused(lb_compile_offline(a, 70, &off, &log), LB_EARG, "sm_70", "sm_70");
+  printf("NVRTC errors reported: %.60s...\n", lb_errmsg());
+
+  /* no GPU here (CI): a clean LB_ENODEV; with one: a context */
+  st = lb_ctx_create(0, &ctx);
+  CHECK(st == LB_OK || ((st == LB_ENODEV || st == LB_ECUDA) &&
+                        strlen(lb_errmsg()) > 0),
+        "lb_ctx_create: %s \"%s\"", lb_status_name(st), lb_errmsg());
+  printf("lb_ctx_create: %s%s%s\n", lb_status_name(st), st ? ": " : "",
+         st ? lb_errmsg() : "");
+  if (st == LB_OK) {
+    lb_ctx *other = NULL;
+    refused(lb_ctx_create(99, &other), LB_EARG, "does not exist", "device 99");
+    lb_ctx_destroy(ctx);
+  }
+
+  round_trips();
+  positions();
+  free(a);
+  lb_recipe_free(r);
+  printf("api: %d failure(s)\n", failures);
+  return failures != 0;
+}

@@ -1,0 +1,216 @@
+/*
+** test_cache.c: the disk cache.  A miss, then a hit; a corrupted, a
+** truncated and a garbage entry are each detected, recompiled and
+** rewritten; two processes filling the same cache at once both succeed;
+** LOWBIT_CACHE=0 turns the cache off.
+*/
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lowbit.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                \
+  do {                                  \
+    if (!(cond)) {                      \
+      printf("FAIL: " __VA_ARGS__);     \
+      printf("\n");                     \
+      failures++;                       \
+    }                                   \
+  } while (0)
+
+/* Compiles src for sm_90; returns info.cache (-1 on error). */
+static int compile(const char *src, double *secs) {
+  lb_offline info;
+  char *log = NULL;
+  if (lb_compile_offline(src, 90, &info, &log) != LB_OK) {
+    printf("compile failed: %s\n", lb_errmsg());
+    return -1;
+  }
+  free(log);
+  if (secs) *secs = info.seconds;
+  return info.cache;
+}
+
+static char *source(const char *recipe, int n) {
+  lb_recipe *r;
+  char *src = NULL;
+  if (lb_recipe_load(recipe, &r) != LB_OK) return NULL;
+  if (lb_generate(r, n, 4096, 132, &src) != LB_OK) src = NULL;
+  lb_recipe_free(r);
+  return src;
+}
+
+/* The one entry in dir whose name ends in .lbc, or count of them. */
+static int entries(const char *dir, char *path, size_t len) {
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int n = 0;
+  if (d == NULL) return 0;
+  while ((de = readdir(d)) != NULL) {
+    size_t l = strlen(de->d_name);
+    if (l > 4 && strcmp(de->d_name + l - 4, ".lbc") == 0) {
+      if (path) snprintf(path, len, "%s/%s", dir, de->d_name);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+static void clear(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  char p[4096];
+  if (d == NULL) return;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    remove(p);
+  }
+  closedir(d);
+}
+
+static long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Damage the entry one way, then: next compile recompiles, next hits. */
+static void damaged(const char *what, const char *entry, const char *src,
+                    void (*harm)(const char *)) {
+  int c1, c2;
+  harm(entry);
+  c1 = compile(src, NULL);
+  c2 = compile(src, NULL);
+  CHECK(c1 == 0, "%s entry: expected a recompile, got cache = %d", what, c1);
+  CHECK(c2 == 2, "%s entry: expected a hit after the rewrite, got %d", what,
+        c2);
+  printf("%-9s entry: recompiled, then hit again\n", what);
+}
+
+static void flip_byte(const char *path) {
+  FILE *f = fopen(path, "r+b");
+  long mid = file_size(path) / 2;
+  int c;
+  if (f == NULL) return;
+  fseek(f, mid, SEEK_SET);
+  c = fgetc(f);
+  fseek(f, mid, SEEK_SET);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+}
+
+static void truncate_half(const char *path) {
+  if (truncate(path, file_size(path) / 2) != 0) printf("truncate failed\n");
+}
+
+static void garbage(const char *path) {
+  FILE *f = fopen(path, "wb");
+  int i;
+  if (f == NULL) return;
+  for (i = 0; i < 4096; i++) fputc((i * 131) & 0xff, f);
+  fclose(f);
+}
+
+/* Child mode: compile two sources into the shared cache and exit 0. */
+static int child(const char *recipe, int n) {
+  char *own = source(recipe, n), *shared = source(recipe, 4096);
+  int ok = own && shared && compile(own, NULL) >= 0 &&
+           compile(shared, NULL) >= 0;
+  free(own);
+  free(shared);
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  char dir[] = "/tmp/lowbit-cache-test-XXXXXX", entry[4200];
+  const char *recipe;
+  char *src;
+  double miss_s = 0, hit_s = 0;
+  int c, i;
+  pid_t kids[2];
+  if (argc == 4 && strcmp(argv[1], "--child") == 0)
+    return child(argv[2], atoi(argv[3]));
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_cache RECIPE\n");
+    return 2;
+  }
+  recipe = argv[1];
+  if (mkdtemp(dir) == NULL) {
+    perror("mkdtemp");
+    return 2;
+  }
+  setenv("LOWBIT_CACHE_DIR", dir, 1);
+  unsetenv("LOWBIT_CACHE");
+
+  /* Concurrency first, in fresh processes: both fill the same directory. */
+  for (i = 0; i < 2; i++) {
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", 4096 + 32 * (i + 1));
+    kids[i] = fork();
+    if (kids[i] == 0) {
+      execl("/proc/self/exe", argv[0], "--child", recipe, nbuf, (char *)NULL);
+      _exit(127);
+    }
+  }
+  for (i = 0; i < 2; i++) {
+    int status = 0;
+    CHECK(kids[i] > 0 && waitpid(kids[i], &status, 0) == kids[i] &&
+              WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "concurrent process %d failed (status %d)", i, status);
+  }
+  CHECK(entries(dir, NULL, 0) == 3, "expected 3 entries after two processes, "
+        "found %d", entries(dir, NULL, 0));
+  for (i = 0; i < 2; i++) {
+    char *s = source(recipe, 4096 + 32 * (i + 1));
+    CHECK(s && compile(s, NULL) == 2, "entry of process %d is not a hit", i);
+    free(s);
+  }
+  printf("two processes filled the cache at once: 3 entries, all hits\n");
+  clear(dir);
+
+  src = source(recipe, 4096);
+  if (src == NULL) {
+    printf("FAIL: cannot generate: %s\n", lb_errmsg());
+    return 1;
+  }
+  c = compile(src, &miss_s);
+  CHECK(c == 0, "first compile should miss, got cache = %d", c);
+  c = compile(src, &hit_s);
+  CHECK(c == 2, "second compile should hit, got cache = %d", c);
+  CHECK(hit_s < miss_s, "hit (%.4f s) not faster than miss (%.4f s)", hit_s,
+        miss_s);
+  printf("miss %.3f s, hit %.4f s\n", miss_s, hit_s);
+  CHECK(entries(dir, entry, sizeof entry) == 1, "expected one entry");
+
+  damaged("corrupted", entry, src, flip_byte);
+  damaged("truncated", entry, src, truncate_half);
+  damaged("garbage", entry, src, garbage);
+  {
+    /* an empty file of the right name */
+    FILE *f = fopen(entry, "wb");
+    if (f) fclose(f);
+    c = compile(src, NULL);
+    CHECK(c == 0, "empty entry: expected a recompile, got %d", c);
+  }
+
+  setenv("LOWBIT_CACHE", "0", 1);
+  clear(dir);
+  CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 0,
+        "LOWBIT_CACHE=0 still hit");
+  CHECK(entries(dir, NULL, 0) == 0, "LOWBIT_CACHE=0 still wrote entries");
+  printf("LOWBIT_CACHE=0: no hits, nothing written\n");
+
+  free(src);
+  clear(dir);
+  rmdir(dir);
+  printf("cache: %d failure(s)\n", failures);
+  return failures != 0;
+}
