@@ -8,6 +8,9 @@
 
 #define LB_WARPS 8       /* warps per GEMV block, at most */
 #define LB_RING_KB 88    /* shared-memory ring per block (sm_86 opt-in: 99) */
+#ifndef LB_MAX_STAGES
+#define LB_MAX_STAGES 2  /* ring depth limit: measured fastest on H100 (a build-time knob) */
+#endif
 #define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms)
