@@ -293,20 +293,27 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
 static void emit_scales(lb_buf *b, const lb_recipe *r) {
   lb_layout lay;
   int gpt;
-  const char *slot, *first;
+  const char *slot, *first, *group;
   lb_layout_of(r, &lay);
   /* Group slots of a tile: the scales a tile needs, loaded with its
   ** weights so that no scale load waits on the critical path. */
   gpt = gpt_of(r, &lay);
-  if (r->group == 0 || r->group % lay.tile == 0) {
+  if (r->group == 0) {
+    slot = "0";                           /* one group: the channel */
+    first = "0";
+    group = "0";
+  } else if (r->group % lay.tile == 0) {
     slot = "0";                           /* one group covers the tile */
     first = "0";
+    group = "tile / (LB_GROUP / LB_TILE)";
   } else if (lay.tile % r->group == 0) {
     slot = "32 * i / LB_GROUP";           /* a fixed number per tile */
     first = "j * LB_GROUP / 32";
+    group = "tile * (LB_TILE / LB_GROUP) + j";
   } else {
     slot = "i";                           /* boundaries move: one per row */
     first = "j";
+    group = "(tile * LB_TILE + 32 * j) / LB_GROUP";
   }
   if (r->group)
     lb_buf_printf(b, "// scales { group = %d } (line %d): one scale per %d "
@@ -334,10 +341,14 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
                    "return %s; }\n"
                    "__device__ __forceinline__ constexpr int lb_gfirst(int j) { "
                    "return %s; }\n"
+                   "// Group of slot j of a tile that lies inside k.\n"
+                   "__device__ __forceinline__ int lb_slot_group(int tile, int j) "
+                   "{\n  (void)tile; (void)j;\n  return %s;\n}\n"
                    "constexpr bool LB_ZEROS = %s;\n"
                    "constexpr bool LB_CHANNEL = %s;  // one group: fold once, "
                    "at the end\n",
-                lay.tile, gpt, gpt, slot, first, r->zeros ? "true" : "false",
+                lay.tile, gpt, gpt, slot, first, group,
+                r->zeros ? "true" : "false",
                 r->group ? "false" : "true");
   lb_buf_printf(b, "// dequant \"%s\" (line %d) as w = q * s + b, b per "
                    "group:\n"

@@ -85,13 +85,18 @@ struct lb_rowtile {
   lb_zero_t z[LB_GPT];
 };
 
+// A tile inside k ("full") needs no clamp and its slots are at fixed
+// offsets from the first; only the last tile of a K that is not a
+// multiple of the tile takes the general path.
 __device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
                                                const lb_scale_t *srow,
                                                const lb_zero_t *zrow, int tile,
-                                               int ngroups) {
+                                               bool full, int ngroups) {
 #pragma unroll
   for (int j = 0; j < LB_GPT; j++) {
-    const int gi = lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j), ngroups);
+    const int gi =
+        full ? lb_slot_group(tile, j)
+             : lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j), ngroups);
     r.s[j] = srow[gi];
     r.z[j] = LB_ZEROS ? zrow[gi] : lb_zero_t(0);
   }
@@ -123,13 +128,15 @@ constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4;
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
 
-__device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xr,
-                                          bool on, int tile, int ch, int k) {
+// xt points at the tile's first activation of this thread; left is the
+// number of k-values from the tile's start to the end of K.
+__device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
+                                          bool on, int ch, int left) {
 #pragma unroll
   for (int r = 0; r < LB_XC; r++) {
-    const int kk = tile * LB_TILE + 32 * (ch * LB_XC + r);
+    const int kk = 32 * (ch * LB_XC + r);
     c.v[r] = lb_u4{0u, 0u, 0u, 0u};
-    if (on && kk < k) c.v[r] = lb_ld_act8(xr + kk);
+    if (on && (left >= LB_TILE || kk < left)) c.v[r] = lb_ld_act8(xt + kk);
   }
 }
 
@@ -189,7 +196,9 @@ __device__ __forceinline__ void lb_gemv(
   float S[2] = {0.f, 0.f}, C[2] = {0.f, 0.f};
   unsigned s2[2] = {0u, 0u}, b2[2] = {0u, 0u};
   lb_rowtile cur[2], nxt[2];
-  lb_xchunk xc, xn;
+  // Activation chunks alternate between two buffers; with an even number
+  // of chunks per tile the next tile starts in buffer 0 again.
+  lb_xchunk xb[2];
   // Prologue: STAGES - 1 tiles in flight (an empty group where none is
   // left keeps the group count uniform).
 #pragma unroll
@@ -199,10 +208,11 @@ __device__ __forceinline__ void lb_gemv(
     lb_cp_commit();
   }
   if (part < tiles) {
+    const bool full = (part + 1) * LB_TILE <= k;
 #pragma unroll
     for (int r = 0; r < 2; r++)
-      lb_load_groups(nxt[r], srow[r], zrow[r], part, ngroups);
-    lb_load_x(xn, xr, xon, part, 0, k);
+      lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
+    lb_load_x(xb[0], xr + part * LB_TILE, xon, 0, k - part * LB_TILE);
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
@@ -224,18 +234,22 @@ __device__ __forceinline__ void lb_gemv(
       lb_cp_commit();
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
-    if (tile + SPLIT < tiles) {
+    const int next = tile + SPLIT;
+    if (next < tiles) {
+      const bool full = (next + 1) * LB_TILE <= k;
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        lb_load_groups(nxt[r], srow[r], zrow[r], tile + SPLIT, ngroups);
+        lb_load_groups(nxt[r], srow[r], zrow[r], next, full, ngroups);
     }
 #pragma unroll
     for (int ch = 0; ch < LB_NCH; ch++) {
-      xc = xn;
+      const lb_xchunk &xc = xb[ch & 1];
       if (ch + 1 < LB_NCH)
-        lb_load_x(xn, xr, xon, tile, ch + 1, k);
-      else if (tile + SPLIT < tiles)
-        lb_load_x(xn, xr, xon, tile + SPLIT, 0, k);
+        lb_load_x(xb[(ch + 1) & 1], xr + tile * LB_TILE, xon, ch + 1,
+                  k - tile * LB_TILE);
+      else if (next < tiles)
+        lb_load_x(xb[(ch + 1) & 1], xr + next * LB_TILE, xon, 0,
+                  k - next * LB_TILE);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
@@ -271,6 +285,7 @@ __device__ __forceinline__ void lb_gemv(
         }
       }
     }
+    if (LB_NCH & 1) xb[0] = xb[1];   // odd chunk count: next tile's first
   }
   if (LB_CHANNEL) {
 #pragma unroll
