@@ -387,11 +387,22 @@ int lb_bench_run(const lb_bench_opts *o) {
   env e;
   int count = 0, i, s, failed = 0, total;
   struct cudaDeviceProp prop;
-  cudaError_t ce = cudaGetDeviceCount(&count);
+  cudaError_t ce;
+  lb_status ls;
   memset(&e, 0, sizeof e);
-  if (ce != cudaSuccess || count == 0) {
-    printf("no GPU: %s; nothing was run\n",
-           ce != cudaSuccess ? cudaGetErrorString(ce) : "no CUDA device");
+  /* lowbit's own probe names the cause (no driver, no device) better
+  ** than the runtime's "driver version is insufficient" */
+  if ((ls = lb_ctx_create(o->device, &e.ctx)) == LB_ENODEV) {
+    printf("no GPU: %s; nothing was run\n", lb_errmsg());
+    return 2;
+  }
+  lb_ctx_destroy(e.ctx);
+  e.ctx = NULL;
+  ce = cudaGetDeviceCount(&count);
+  if (ls != LB_OK || ce != cudaSuccess || count == 0) {
+    printf("no usable GPU: %s; nothing was run\n",
+           ls != LB_OK ? lb_errmsg()
+           : ce != cudaSuccess ? cudaGetErrorString(ce) : "no CUDA device");
     return 2;
   }
   e.o = o;

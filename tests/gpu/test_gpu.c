@@ -207,6 +207,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_gpu RECIPE_DIR\n");
     return 2;
   }
+  if (lb_ctx_create(0, &ctx) == LB_ENODEV) {
+    printf("SKIPPED: no GPU (%s); GPU tests run with tests/gpu/run.sh on a "
+           "GPU machine\n", lb_errmsg());
+    return 77;
+  }
+  lb_ctx_destroy(ctx);
+  ctx = NULL;
   ce = cudaGetDeviceCount(&count);
   if (ce != cudaSuccess || count == 0) {
     printf("SKIPPED: no GPU (%s); GPU tests run with tests/gpu/run.sh on a "
