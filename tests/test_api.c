@@ -9,18 +9,10 @@
 #include <string.h>
 
 #include "lb_ref.h"
+#include "lb_test.h"
 #include "lowbit.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                \
-  do {                                  \
-    if (!(cond)) {                      \
-      printf("FAIL: " __VA_ARGS__);     \
-      printf("\n");                     \
-      failures++;                       \
-    }                                   \
-  } while (0)
+#define failures lb_test_failures
 
 /* st must be want, with a message that names `who`. */
 static void refused(lb_status st, lb_status want, const char *who,

@@ -3,15 +3,15 @@
 ** message its first line expects ("-- expect: FILE:LINE: ..."), quickly,
 ** and without crashing or leaking (the CI build runs under ASan).
 */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "lb_test.h"
 #include "lowbit.h"
 
-static int failures;
+#define failures lb_test_failures
 
 static double now(void) {
   struct timespec ts;
@@ -111,28 +111,13 @@ static void inline_cases(void) {
   }
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv) {
-  DIR *d;
-  struct dirent *de;
   char *names[256];
-  int n = 0, i;
-  if (argc != 2 || (d = opendir(argv[1])) == NULL) {
+  int n = argc == 2 ? lb_test_lua_files(argv[1], names, 256) : -1, i;
+  if (n < 0) {
     fprintf(stderr, "usage: test_bad BAD_RECIPE_DIR\n");
     return 2;
   }
-  while ((de = readdir(d)) != NULL && n < 256) {
-    size_t len = strlen(de->d_name);
-    char buf[4096];
-    if (len < 5 || strcmp(de->d_name + len - 4, ".lua") != 0) continue;
-    snprintf(buf, sizeof buf, "%s/%s", argv[1], de->d_name);
-    names[n++] = strdup(buf);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof names[0], by_name);
   if (n < 15) {
     printf("FAIL only %d bad recipes in %s\n", n, argv[1]);
     failures++;

@@ -12,18 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lb_test.h"
 #include "lowbit.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                \
-  do {                                  \
-    if (!(cond)) {                      \
-      printf("FAIL: " __VA_ARGS__);     \
-      printf("\n");                     \
-      failures++;                       \
-    }                                   \
-  } while (0)
+#define failures lb_test_failures
 
 /* Compiles src for sm_90; returns info.cache (-1 on error). */
 static int compile(const char *src, double *secs) {

@@ -3,25 +3,16 @@
 ** twice, compiles with NVRTC for sm_80, sm_86, sm_89 and sm_90 with no
 ** warnings, and its host packing round-trips random codes exactly.
 */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lb_recipe.h"
 #include "lb_ref.h"
+#include "lb_test.h"
 #include "lowbit.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                \
-  do {                                  \
-    if (!(cond)) {                      \
-      printf("  FAIL: " __VA_ARGS__);   \
-      printf("\n");                     \
-      failures++;                       \
-    }                                   \
-  } while (0)
+#define failures lb_test_failures
 
 static void round_trip(const lb_recipe *r, int n, int k, uint64_t seed) {
   lb_case c;
@@ -88,28 +79,13 @@ static void one(const char *path) {
   lb_recipe_free(r);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv) {
-  DIR *d;
-  struct dirent *de;
   char *names[256];
-  int n = 0, i;
-  if (argc != 2 || (d = opendir(argv[1])) == NULL) {
+  int n = argc == 2 ? lb_test_lua_files(argv[1], names, 256) : -1, i;
+  if (n < 0) {
     fprintf(stderr, "usage: test_recipes RECIPE_DIR\n");
     return 2;
   }
-  while ((de = readdir(d)) != NULL && n < 256) {
-    size_t len = strlen(de->d_name);
-    char buf[4096];
-    if (len < 5 || strcmp(de->d_name + len - 4, ".lua") != 0) continue;
-    snprintf(buf, sizeof buf, "%s/%s", argv[1], de->d_name);
-    names[n++] = strdup(buf);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof names[0], by_name);
   if (n < 5) {
     printf("FAIL: only %d recipes in %s\n", n, argv[1]);
     failures++;

@@ -7,7 +7,6 @@
 ** guarded past its end, bias present and absent, the default and a
 ** created stream.  Exits 77 (skipped) when there is no GPU, saying why.
 */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +15,15 @@
 
 #include "lb_recipe.h"
 #include "lb_ref.h"
+#include "lb_test.h"
 #include "lowbit.h"
 
 #define GUARD 256
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                \
-  do {                                  \
-    checks++;                           \
-    if (!(cond)) {                      \
-      printf("  FAIL: " __VA_ARGS__);   \
-      printf("\n");                     \
-      failures++;                       \
-    }                                   \
-  } while (0)
+static int checks;
+#define failures lb_test_failures
+/* counts every check, then lb_test.h's CHECK */
+#define GCHECK(...) do { checks++; CHECK(__VA_ARGS__); } while (0)
 
 static void *upload(const void *h, size_t bytes) {
   void *d = NULL;
@@ -55,7 +48,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   int guard_ok = 1;
   memset(&w, 0, sizeof w);
   if (!lb_case_make(&c, r, m, n, k, seed)) {
-    CHECK(0, "lb_case_make: %s", lb_errmsg());
+    GCHECK(0, "lb_case_make: %s", lb_errmsg());
     return -1;
   }
   if (!with_bias && c.bias) {
@@ -75,30 +68,30 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   dx = upload(c.x, c.x_bytes);
   if (cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess) dy = NULL;
   if (!w.packed || !w.scales || !dx || !dy) {
-    CHECK(0, "device allocation failed");
+    GCHECK(0, "device allocation failed");
     goto done;
   }
   cudaMemset(dy, 0xff, c.y_bytes + GUARD);   /* NaN in every float type */
   if (lb_op_create(ctx, r, n, k, &op) != LB_OK) {
-    CHECK(0, "lb_op_create n=%d k=%d: %s", n, k, lb_errmsg());
+    GCHECK(0, "lb_op_create n=%d k=%d: %s", n, k, lb_errmsg());
     goto done;
   }
   if (lb_op_run(op, m, dx, &w, dy, stream) != LB_OK) {
-    CHECK(0, "lb_op_run m=%d n=%d k=%d: %s", m, n, k, lb_errmsg());
+    GCHECK(0, "lb_op_run m=%d n=%d k=%d: %s", m, n, k, lb_errmsg());
     goto done;
   }
   if (cudaStreamSynchronize(stream) != cudaSuccess ||
       cudaGetLastError() != cudaSuccess) {
-    CHECK(0, "kernel failed: %s", cudaGetErrorString(cudaGetLastError()));
+    GCHECK(0, "kernel failed: %s", cudaGetErrorString(cudaGetLastError()));
     goto done;
   }
   cudaMemcpy(hy, dy, c.y_bytes + GUARD, cudaMemcpyDeviceToHost);
   for (i = 0; i < GUARD; i++) guard_ok &= hy[c.y_bytes + i] == 0xff;
   *rel = lb_rel_error(&c, hy, y64, &bad);
-  CHECK(bad == 0, "m=%d n=%d k=%d: %zu outputs not written or not finite",
+  GCHECK(bad == 0, "m=%d n=%d k=%d: %zu outputs not written or not finite",
         m, n, k, bad);
-  CHECK(guard_ok, "m=%d n=%d k=%d: wrote past the end of y", m, n, k);
-  CHECK(lb_check(&c, hy, y64, mag64, &err, &bad),
+  GCHECK(guard_ok, "m=%d n=%d k=%d: wrote past the end of y", m, n, k);
+  GCHECK(lb_check(&c, hy, y64, mag64, &err, &bad),
         "m=%d n=%d k=%d bias=%d: relative error %.3e is %.2f times its bound",
         m, n, k, with_bias, *rel, err);
 done:
@@ -122,7 +115,7 @@ static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   lb_weights w;
   void *buf = NULL;
   if (lb_op_create(ctx, r, 64, r->group ? r->group : 64, &op) != LB_OK) {
-    CHECK(0, "lb_op_create: %s", lb_errmsg());
+    GCHECK(0, "lb_op_create: %s", lb_errmsg());
     return;
   }
   cudaMalloc(&buf, 1 << 20);
@@ -130,27 +123,27 @@ static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   w.scales = buf;
   w.zeros = r->zeros ? buf : NULL;
   w.bias = NULL;
-  CHECK(lb_op_run(op, 0, buf, &w, buf, NULL) == LB_EARG, "m = 0 accepted");
-  CHECK(lb_op_run(op, 9, buf, &w, buf, NULL) == LB_EARG, "m = 9 accepted");
-  CHECK(lb_op_run(op, 1, (char *)buf + 2, &w, buf, NULL) == LB_EARG,
+  GCHECK(lb_op_run(op, 0, buf, &w, buf, NULL) == LB_EARG, "m = 0 accepted");
+  GCHECK(lb_op_run(op, 9, buf, &w, buf, NULL) == LB_EARG, "m = 9 accepted");
+  GCHECK(lb_op_run(op, 1, (char *)buf + 2, &w, buf, NULL) == LB_EARG,
         "misaligned x accepted");
-  CHECK(lb_op_run(op, 1, NULL, &w, buf, NULL) == LB_EARG, "NULL x accepted");
+  GCHECK(lb_op_run(op, 1, NULL, &w, buf, NULL) == LB_EARG, "NULL x accepted");
   w.packed = (char *)buf + 4;
-  CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+  GCHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
         "misaligned packed accepted");
   w.packed = buf;
   if (r->zeros) {
     w.zeros = NULL;
-    CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+    GCHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
           "NULL zeros accepted");
     w.zeros = buf;
   }
   if (!r->bias) {
     w.bias = buf;
-    CHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
+    GCHECK(lb_op_run(op, 1, buf, &w, buf, NULL) == LB_EARG,
           "bias accepted by a recipe without bias");
   }
-  CHECK(strlen(lb_errmsg()) > 0, "refusal without a message");
+  GCHECK(strlen(lb_errmsg()) > 0, "refusal without a message");
   lb_op_destroy(op);
   cudaFree(buf);
 }
@@ -161,7 +154,7 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   uint64_t seed = 0x5eed;
   printf("%s\n", path);
   if (lb_recipe_load(path, &r) != LB_OK) {
-    CHECK(0, "load: %s", lb_errmsg());
+    GCHECK(0, "load: %s", lb_errmsg());
     return;
   }
   g = r->group ? r->group : 32;
@@ -191,17 +184,11 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   lb_recipe_free(r);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv) {
   int count = 0, n = 0, i;
   cudaError_t ce;
   lb_ctx *ctx = NULL;
   cudaStream_t stream = NULL;
-  DIR *d;
-  struct dirent *de;
   char *names[256];
   if (argc != 2) {
     fprintf(stderr, "usage: test_gpu RECIPE_DIR\n");
@@ -227,16 +214,7 @@ int main(int argc, char **argv) {
     printf("FAIL: lb_ctx_create: %s\n", lb_errmsg());
     return 1;
   }
-  if ((d = opendir(argv[1])) == NULL) return 2;
-  while ((de = readdir(d)) != NULL && n < 256) {
-    size_t len = strlen(de->d_name);
-    char buf[4096];
-    if (len < 5 || strcmp(de->d_name + len - 4, ".lua") != 0) continue;
-    snprintf(buf, sizeof buf, "%s/%s", argv[1], de->d_name);
-    names[n++] = strdup(buf);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof names[0], by_name);
+  if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
   for (i = 0; i < n; i++) {
     one(ctx, names[i], stream);
     free(names[i]);
