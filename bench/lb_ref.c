@@ -235,10 +235,12 @@ static double unit_roundoff(lb_dtype t) {
   return 0;
 }
 
-int lb_check(const lb_case *c, const void *y, const double *y64,
-             const double *mag64, double *err, size_t *bad) {
-  double num = 0, ref = 0, mag = 0, bound;
+/* Squared norms over the finite outputs: of y - ref, of ref and (when
+** mag64 is given) of mag; *bad counts the outputs that are not finite. */
+static void norms(const lb_case *c, const void *y, const double *y64,
+                  const double *mag64, double sq[3], size_t *bad) {
   size_t i, total = (size_t)c->m * (size_t)c->n;
+  sq[0] = sq[1] = sq[2] = 0;
   *bad = 0;
   for (i = 0; i < total; i++) {
     double v = lb_load(c->r->out, y, i);
@@ -246,30 +248,25 @@ int lb_check(const lb_case *c, const void *y, const double *y64,
       (*bad)++;
       continue;
     }
-    num += (v - y64[i]) * (v - y64[i]);
-    ref += y64[i] * y64[i];
-    mag += mag64[i] * mag64[i];
+    sq[0] += (v - y64[i]) * (v - y64[i]);
+    sq[1] += y64[i] * y64[i];
+    if (mag64) sq[2] += mag64[i] * mag64[i];
   }
-  bound = 2 * unit_roundoff(c->r->out) * sqrt(ref) +
-          4 * unit_roundoff(c->r->act) * sqrt(mag);
-  *err = bound > 0 ? sqrt(num) / bound : (num > 0 ? INFINITY : 0);
+}
+
+int lb_check(const lb_case *c, const void *y, const double *y64,
+             const double *mag64, double *err, size_t *bad) {
+  double sq[3], bound;
+  norms(c, y, y64, mag64, sq, bad);
+  bound = 2 * unit_roundoff(c->r->out) * sqrt(sq[1]) +
+          4 * unit_roundoff(c->r->act) * sqrt(sq[2]);
+  *err = bound > 0 ? sqrt(sq[0]) / bound : (sq[0] > 0 ? INFINITY : 0);
   return *bad == 0 && *err <= 1;
 }
 
 double lb_rel_error(const lb_case *c, const void *y, const double *y64,
                     size_t *bad) {
-  double num = 0, den = 0;
-  size_t i, total = (size_t)c->m * (size_t)c->n;
-  *bad = 0;
-  for (i = 0; i < total; i++) {
-    double v = lb_load(c->r->out, y, i);
-    if (!isfinite(v)) {
-      (*bad)++;
-      continue;
-    }
-    num += (v - y64[i]) * (v - y64[i]);
-    den += y64[i] * y64[i];
-  }
-  return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+  double sq[3];
+  norms(c, y, y64, NULL, sq, bad);
+  return sq[1] > 0 ? sqrt(sq[0] / sq[1]) : (sq[0] > 0 ? INFINITY : 0);
 }
-
