@@ -65,16 +65,16 @@ __device__ __forceinline__ void lb_cp_wait() {
 constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
 constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // per stage
 
+// off: the tile's first word within a channel (tile * 32 * LB_WORDS).
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               const unsigned *const (&src)[4],
-                                              int tile, int lane) {
+                                              unsigned off, int lane) {
   lb_u4 *dst = ring + stage * LB_CHUNKS + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++)
-      lb_cp16(dst + 4 * j * LB_ROWCH + q * 8,
-              src[j] + tile * 32 * LB_WORDS + q * 32);
+      lb_cp16(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32);
 }
 
 // What thread t uses of one row for one tile: its words (read back from
@@ -201,21 +201,29 @@ __device__ __forceinline__ void lb_gemv(
   lb_xchunk xb[2];
   // Prologue: STAGES - 1 tiles in flight (an empty group where none is
   // left keeps the group count uniform).
+  // Per-tile positions advance by constant steps (no index arithmetic
+  // in the loop): words of the tile STAGES - 1 ahead, the activations.
+  constexpr unsigned WSTEP = SPLIT * 32 * LB_WORDS;
+  unsigned ahead_off = (unsigned)part * 32 * LB_WORDS;
 #pragma unroll
   for (int st = 0; st < STAGES - 1; st++) {
-    if (part + st * SPLIT < tiles)
-      lb_issue_tile(ring, st, csrc, part + st * SPLIT, lane);
+    if (part + st * SPLIT < tiles) lb_issue_tile(ring, st, csrc, ahead_off, lane);
     lb_cp_commit();
+    ahead_off += WSTEP;
   }
+  const lb_act_t *xt = xr + part * LB_TILE;
+  int left = k - part * LB_TILE;      // k-values from this tile to the end
   if (part < tiles) {
-    const bool full = (part + 1) * LB_TILE <= k;
+    const bool full = left >= LB_TILE;
 #pragma unroll
     for (int r = 0; r < 2; r++)
       lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
-    lb_load_x(xb[0], xr + part * LB_TILE, xon, 0, k - part * LB_TILE);
+    lb_load_x(xb[0], xt, xon, 0, left);
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
+    const lb_act_t *xnext = xt + SPLIT * LB_TILE;
+    const int lnext = left - SPLIT * LB_TILE;
     lb_cp_wait<STAGES - 2>();   // this tile's group has landed,
     __syncwarp();               // for every lane of the warp
 #pragma unroll
@@ -230,13 +238,14 @@ __device__ __forceinline__ void lb_gemv(
     {
       const int ahead = tile + (STAGES - 1) * SPLIT;
       const int ring_slot = stage == 0 ? STAGES - 1 : stage - 1;
-      if (ahead < tiles) lb_issue_tile(ring, ring_slot, csrc, ahead, lane);
+      if (ahead < tiles) lb_issue_tile(ring, ring_slot, csrc, ahead_off, lane);
       lb_cp_commit();
+      ahead_off += WSTEP;
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
     const int next = tile + SPLIT;
     if (next < tiles) {
-      const bool full = (next + 1) * LB_TILE <= k;
+      const bool full = lnext >= LB_TILE;
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, full, ngroups);
@@ -245,11 +254,9 @@ __device__ __forceinline__ void lb_gemv(
     for (int ch = 0; ch < LB_NCH; ch++) {
       const lb_xchunk &xc = xb[ch & 1];
       if (ch + 1 < LB_NCH)
-        lb_load_x(xb[(ch + 1) & 1], xr + tile * LB_TILE, xon, ch + 1,
-                  k - tile * LB_TILE);
+        lb_load_x(xb[(ch + 1) & 1], xt, xon, ch + 1, left);
       else if (next < tiles)
-        lb_load_x(xb[(ch + 1) & 1], xr + next * LB_TILE, xon, 0,
-                  k - next * LB_TILE);
+        lb_load_x(xb[(ch + 1) & 1], xnext, xon, 0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
@@ -286,6 +293,8 @@ __device__ __forceinline__ void lb_gemv(
       }
     }
     if (LB_NCH & 1) xb[0] = xb[1];   // odd chunk count: next tile's first
+    xt = xnext;
+    left = lnext;
   }
   if (LB_CHANNEL) {
 #pragma unroll
