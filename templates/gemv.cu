@@ -129,14 +129,21 @@ constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
 
 // xt points at the tile's first activation of this thread; left is the
-// number of k-values from the tile's start to the end of K.
+// number of k-values from the tile's start to the end of K.  Past K the
+// activations must be zero (padded codes are not: the MMA sees 1024 + 0).
 __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
-                                          bool on, int ch, int left) {
+                                          int ch, int left) {
+  if (left >= LB_TILE) {             // the usual case: the tile is in K
 #pragma unroll
-  for (int r = 0; r < LB_XC; r++) {
-    const int kk = 32 * (ch * LB_XC + r);
-    c.v[r] = lb_u4{0u, 0u, 0u, 0u};
-    if (on && (left >= LB_TILE || kk < left)) c.v[r] = lb_ld_act8(xt + kk);
+    for (int r = 0; r < LB_XC; r++)
+      c.v[r] = lb_ld_act8(xt + 32 * (ch * LB_XC + r));
+  } else {
+#pragma unroll
+    for (int r = 0; r < LB_XC; r++) {
+      const int kk = 32 * (ch * LB_XC + r);
+      c.v[r] = lb_u4{0u, 0u, 0u, 0u};
+      if (kk < left) c.v[r] = lb_ld_act8(xt + kk);
+    }
   }
 }
 
@@ -181,9 +188,10 @@ __device__ __forceinline__ void lb_gemv(
               4 * (lane & 7);
   const lb_scale_t *srow[2] = {sc + rows[0] * ngroups, sc + rows[1] * ngroups};
   const lb_zero_t *zrow[2] = {zr + rows[0] * ngroups, zr + rows[1] * ngroups};
-  // Thread (g, t) feeds activation row g; rows past m read as zero.
-  const bool xon = g < m;
-  const lb_act_t *xr = x + (xon ? g : 0) * k + 8 * t;
+  // Thread (g, t) feeds activation row g.  Rows past m repeat row m - 1:
+  // their columns of the MMA are computed and never stored, which costs
+  // less than zeroing them.
+  const lb_act_t *xr = x + min(g, m - 1) * k + 8 * t;
   lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
 
   // aw: this group's sum of x times the A operand, in two halves so
@@ -218,7 +226,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
     for (int r = 0; r < 2; r++)
       lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
-    lb_load_x(xb[0], xt, xon, 0, left);
+    lb_load_x(xb[0], xt, 0, left);
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
@@ -254,9 +262,9 @@ __device__ __forceinline__ void lb_gemv(
     for (int ch = 0; ch < LB_NCH; ch++) {
       const lb_xchunk &xc = xb[ch & 1];
       if (ch + 1 < LB_NCH)
-        lb_load_x(xb[(ch + 1) & 1], xt, xon, ch + 1, left);
+        lb_load_x(xb[(ch + 1) & 1], xt, ch + 1, left);
       else if (next < tiles)
-        lb_load_x(xb[(ch + 1) & 1], xnext, xon, 0, lnext);
+        lb_load_x(xb[(ch + 1) & 1], xnext, 0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
