@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -27,7 +28,7 @@
 typedef struct row {
   char recipe[64];
   int k, n, m;
-  double us, cublas_us, gbs, pct, err, cublas_err, compile_s;
+  double us, cublas_us, gbs, pct, err, cublas_err, compile_s, launch_us;
   int cache, pass, regs;
   double bytes;
 } row;
@@ -109,6 +110,19 @@ static int run_cublas(void *p) {
                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS) fprintf(stderr, "cublasGemmEx: %d\n", st);
   return st == CUBLAS_STATUS_SUCCESS;
+}
+
+/* Host time of one lb_op_run (the enqueue alone), over 1000 calls. */
+static double host_launch_us(job *j) {
+  struct timespec a, b;
+  int i;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (i = 0; i < 1000; i++)
+    if (lb_op_run(j->op, j->m, j->x, &j->w, j->y, NULL) != LB_OK) return -1;
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  cudaDeviceSynchronize();
+  return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+         1000.0 / 1000.0;
 }
 
 /* Device-to-device copy bandwidth, bytes read + written per second. */
@@ -280,13 +294,14 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
     rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
     rw->compile_s = info.seconds;
+    rw->launch_us = host_launch_us(&j);
     rw->cache = info.cache;
     rw->regs = info.regs;
     printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
-           "%6.0f GB/s %5.1f%%  err %.1e %s  regs %d\n",
+           "%6.0f GB/s %5.1f%%  err %.1e %s  regs %d  launch %.2f us\n",
            rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
            rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->err,
-           rw->pass ? "ok" : "FAIL", rw->regs);
+           rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us);
     fflush(stdout);
     if (!rw->pass) ok = 0;
     e->nrows++;
@@ -321,13 +336,14 @@ static void write_results(const env *e) {
   snprintf(path, sizeof path, "%s/results.csv", e->o->outdir);
   if ((f = fopen(path, "w")) != NULL) {
     fprintf(f, "recipe,k,n,m,lowbit_us,cublas_us,speedup,gbs,pct_copy,"
-               "rel_err,cublas_rel_err,pass,compile_s,cache,regs\n");
+               "rel_err,cublas_rel_err,pass,compile_s,cache,regs,launch_us\n");
     for (i = 0; i < e->nrows; i++) {
       const row *r = &e->rows[i];
-      fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.3e,%.3e,%d,%.3f,%d,%d\n",
+      fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.3e,%.3e,%d,%.3f,%d,%d,"
+                 "%.3f\n",
               r->recipe, r->k, r->n, r->m, r->us, r->cublas_us,
               r->cublas_us / r->us, r->gbs, r->pct, r->err, r->cublas_err,
-              r->pass, r->compile_s, r->cache, r->regs);
+              r->pass, r->compile_s, r->cache, r->regs, r->launch_us);
     }
     fclose(f);
   }

@@ -184,12 +184,35 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   lb_recipe_free(r);
 }
 
+/* LOWBIT_DUMP_DIR: creating an op writes its source there. */
+static void dump_check(lb_ctx *ctx, const char *recipe) {
+  char dir[] = "/tmp/lowbit-dump-XXXXXX", path[4200];
+  lb_recipe *r = NULL;
+  lb_op *op = NULL;
+  int found = 0;
+  if (recipe == NULL || mkdtemp(dir) == NULL) return;
+  setenv("LOWBIT_DUMP_DIR", dir, 1);
+  if (lb_recipe_load(recipe, &r) == LB_OK &&
+      lb_op_create(ctx, r, 96, r->group ? 2 * r->group : 128, &op) == LB_OK) {
+    snprintf(path, sizeof path, "ls %s/*.cu >/dev/null 2>&1", dir);
+    found = system(path) == 0;
+  }
+  GCHECK(found, "LOWBIT_DUMP_DIR: no .cu written to %s", dir);
+  printf("LOWBIT_DUMP_DIR: %s\n", found ? "source written" : "nothing");
+  unsetenv("LOWBIT_DUMP_DIR");
+  snprintf(path, sizeof path, "rm -rf %s", dir);
+  if (system(path) != 0) printf("could not remove %s\n", dir);
+  lb_op_destroy(op);
+  lb_recipe_free(r);
+}
+
 int main(int argc, char **argv) {
   int count = 0, n = 0, i;
   cudaError_t ce;
   lb_ctx *ctx = NULL;
   cudaStream_t stream = NULL;
   char *names[256];
+  const char *names_first;
   if (argc != 2) {
     fprintf(stderr, "usage: test_gpu RECIPE_DIR\n");
     return 2;
@@ -215,12 +238,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
-  for (i = 0; i < n; i++) {
-    one(ctx, names[i], stream);
-    free(names[i]);
-  }
+  for (i = 0; i < n; i++) one(ctx, names[i], stream);
+  names_first = n > 0 ? names[0] : NULL;
+  dump_check(ctx, names_first);
   lb_ctx_destroy(ctx);
   cudaStreamDestroy(stream);
+  for (i = 0; i < n; i++) free(names[i]);
   printf("gpu: %d recipes, %d checks, %d failure(s)\n", n, checks, failures);
   return failures != 0;
 }
