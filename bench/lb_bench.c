@@ -156,6 +156,32 @@ done:
   return bw;
 }
 
+/* Relative error of cuBLAS's last output against the reference: a check
+** of the reference itself (cuBLAS sees the same weights, rounded to the
+** activation type, and adds no bias).  -1 when it cannot be computed. */
+static double cublas_error(const lb_case *view, const job *j,
+                           const double *y64) {
+  size_t total = (size_t)j->m * (size_t)j->n, q, bad;
+  uint16_t *yd = malloc(total * 2);
+  double *ref = malloc(sizeof(double) * total), err = -1;
+  lb_recipe rr = *view->r;
+  lb_case cv = *view;
+  if (yd && ref && cudaMemcpy(yd, j->ydense, total * 2,
+                              cudaMemcpyDeviceToHost) == cudaSuccess) {
+    for (q = 0; q < total; q++)
+      ref[q] = y64[q] -
+               (view->bias ? lb_load(rr.out, view->bias, q % (size_t)j->n) : 0);
+    rr.out = rr.act;
+    rr.bias = 0;
+    cv.r = &rr;
+    cv.bias = NULL;
+    err = lb_rel_error(&cv, yd, ref, &bad);
+  }
+  free(yd);
+  free(ref);
+  return err;
+}
+
 /* ---- one recipe and shape, all M --------------------------------------- */
 
 typedef struct env {
@@ -259,31 +285,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     }
     if (!run_cublas(&j)) goto fail;
     CK(cudaDeviceSynchronize());
-    {
-      uint16_t *yd = malloc((size_t)j.m * (size_t)n * 2);
-      lb_recipe rr = *r;
-      lb_case cv = view;
-      size_t b2;
-      if (yd == NULL) goto fail;
-      CK(cudaMemcpy(yd, j.ydense, (size_t)j.m * (size_t)n * 2,
-                    cudaMemcpyDeviceToHost));
-      /* cuBLAS adds no bias: compare it without */
-      rr.out = r->act;
-      rr.bias = 0;
-      cv.r = &rr;
-      cv.bias = NULL;
-      {
-        double *ynb = malloc(sizeof(double) * (size_t)j.m * (size_t)n);
-        size_t q;
-        if (ynb) {
-          for (q = 0; q < (size_t)j.m * (size_t)n; q++)
-            ynb[q] = y64[q] - (c.bias ? lb_load(r->out, c.bias, q % (size_t)n) : 0);
-          rw->cublas_err = lb_rel_error(&cv, yd, ynb, &b2);
-          free(ynb);
-        }
-      }
-      free(yd);
-    }
+    rw->cublas_err = cublas_error(&view, &j, y64);
     rw->us = time_it(&e->t, run_lowbit, &j);
     rw->cublas_us = time_it(&e->t, run_cublas, &j);
     if (rw->us <= 0 || rw->cublas_us <= 0) goto fail;
