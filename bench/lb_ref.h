@@ -58,11 +58,13 @@ double lb_rel_error(const lb_case *c, const void *y, const double *y64,
 /* Whether y is as close to the reference as the arithmetic allows:
 ** every element finite and
 **   ||y - ref|| <= 2 u_out ||ref|| + 4 u_w ||mag||
-** with u the unit roundoff of the output type and of the type the
-** kernel dequantizes weights to (the activation type): the output is
-** rounded once (at most u_out each), each weight once (errors of size
-** u_w |x w|, independent, so they add as the square root of the sum of
-** squares); f32 accumulation adds far less than either.  *err gets the
+** with u the unit roundoff of the output type and of the activation
+** type: the output is rounded once (at most u_out each).  Where a kernel
+** rounds weights to the activation type (bf16 with 8-bit codes) each
+** weight errs by up to u_w |terms|, independently, so the errors add as
+** the square root of the sum of squares; elsewhere the weights are exact
+** (codes and activations multiply exactly in f32) and the term only
+** leaves room for f32 accumulation, which adds far less.  *err gets the
 ** left side over the right (pass: <= 1). */
 int lb_check(const lb_case *c, const void *y, const double *y64,
              const double *mag64, double *err, size_t *bad);

@@ -20,7 +20,7 @@ static const char usage[] =
   "  lowbit check RECIPE...\n"
   "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--sms S]\n"
   "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] [--sms S]\n"
-  "  lowbit run RECIPE [--m M] [--n N] [--k K] [--iters I]\n"
+  "  lowbit run RECIPE [--m M] [--n N] [--k K] [--iters I] [--flush read|write]\n"
   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
   "[--out DIR]\n"
   "               [--flush read|write]  (L2 flush before each timed launch; "
@@ -233,10 +233,11 @@ static int parse_shapes(const char *s, lb_bench_opts *o) {
 }
 
 static int cmd_bench(const args *a, int single) {
+  /* the shipped recipes, wherever the tool is run from */
   static const char *all[] = {
-    "recipes/a16w8_channel.lua", "recipes/a16w4_g128.lua",
-    "recipes/a16w2_g64.lua", "recipes/a16w1_g64.lua",
-    "recipes/a16w3_g128.lua", "recipes/bf16w4_g128.lua"
+    LB_RECIPES "/a16w8_channel.lua", LB_RECIPES "/a16w4_g128.lua",
+    LB_RECIPES "/a16w2_g64.lua", LB_RECIPES "/a16w1_g64.lua",
+    LB_RECIPES "/a16w3_g128.lua", LB_RECIPES "/bf16w4_g128.lua"
   };
   static const int defk[] = {4096, 8192, 4096, 14336};
   static const int defn[] = {4096, 8192, 14336, 4096};

@@ -11,6 +11,9 @@
 #ifndef LB_MAX_STAGES
 #define LB_MAX_STAGES 2  /* ring depth limit: measured fastest on H100 (a build-time knob) */
 #endif
+#if LB_MAX_STAGES < 2
+#error "LB_MAX_STAGES must be at least 2: the ring needs a stage to fill while one is read"
+#endif
 #define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms)

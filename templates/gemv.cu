@@ -41,10 +41,9 @@ __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
 }
 
 // Weights travel global -> shared memory with cp.async, STAGES - 1 tiles
-// ahead of the math, so many bytes are in flight without holding
-// registers.  Each thread copies and later reads only its own 16-byte
-// chunks (lanes 8 t + 4 h .. +3 of word p of rows g and g + 8), so a
-// warp needs no barrier, only cp.async.wait_group.
+// ahead of the math, so bytes are in flight without holding registers.
+// A warp copies in memory order and reads back in operand order (below),
+// so it waits for its copies (cp.async.wait_group) and then __syncwarp.
 __device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
@@ -60,8 +59,8 @@ __device__ __forceinline__ void lb_cp_wait() {
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
 // four lanes each), rows padded by one chunk so that the read-back below
 // meets no bank conflict.  The copy is issued in memory order (lane l
-// takes chunk l % 8 of a row: 512 contiguous bytes per instruction, whole
-// sectors), and read back in operand order, hence the __syncwarp.
+// takes chunk l % 8 of row 4 j + l / 8: each instruction moves four whole
+// 128-byte runs, one per row), and read back in operand order.
 constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
 constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // per stage
 
