@@ -6,11 +6,14 @@
 ** Each section function is C: it checks its argument at once and raises
 ** errors with luaL_error, so a message carries the file and the line of
 ** the section that is wrong.  The chunk sees no io, os, package, debug,
-** load or bytecode; memory and executed instructions are bounded.
+** load or bytecode, nor the library functions that can loop in C without
+** bound (string patterns, table.move); memory, executed instructions and
+** wall-clock time are bounded.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -22,14 +25,32 @@
 #define MEM_LIMIT   (8u << 20)     /* bytes a recipe may allocate */
 #define INSN_LIMIT  (10000000L)    /* VM instructions a recipe may run */
 #define HOOK_EVERY  1000
+/* Wall-clock bound: one VM instruction or library call can cost O(memory
+** limit) (s .. "x" on a 4 MiB string, s:rep(n), plain find), so counting
+** instructions alone does not bound the time a recipe takes. */
+#define TIME_LIMIT  2              /* seconds a recipe may run */
+#define TIME_CHECK  (64u << 10)    /* allocations this big check the clock */
 
 typedef struct sandbox {
   size_t used, limit;
   long insns;
   int line;                /* last line the chunk executed */
+  int expired;             /* TIME_LIMIT passed (allocations then fail) */
+  double deadline;         /* CLOCK_MONOTONIC seconds; 0 before the run */
   const char *file;
   lb_recipe *r;
 } sandbox;
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int expired(sandbox *s) {
+  if (!s->expired && s->deadline > 0 && mono() > s->deadline) s->expired = 1;
+  return s->expired;
+}
 
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   sandbox *s = ud;
@@ -41,6 +62,7 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   if (nsize > old && s->used + (nsize - old) > s->limit) return NULL;
+  if (nsize >= old + TIME_CHECK && expired(s)) return NULL;
   np = realloc(ptr, nsize);
   if (np == NULL) return NULL;
   s->used = s->used - old + nsize;
@@ -65,6 +87,11 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
   if (s->insns > INSN_LIMIT) {
     lua_pushfstring(L, "%s:%d: recipe ran more than %d instructions "
                     "(endless loop?)", s->file, s->line, (int)INSN_LIMIT);
+    lua_error(L);
+  }
+  if (expired(s)) {
+    lua_pushfstring(L, "%s:%d: recipe ran longer than %d s", s->file,
+                    s->line, TIME_LIMIT);
     lua_error(L);
   }
 }
@@ -357,6 +384,25 @@ static int env_newindex(lua_State *L) {
                     "variables", luaL_tolstring(L, 2, NULL));
 }
 
+/* string.rep loops n times in C even when the result is empty, where no
+** hook runs: answer that case at once; otherwise the real rep allocates the
+** whole result first, so the memory limit bounds its work. */
+static int safe_rep(lua_State *L) {
+  size_t l, lsep;
+  lua_Integer n;
+  luaL_checklstring(L, 1, &l);
+  n = luaL_checkinteger(L, 2);
+  luaL_optlstring(L, 3, "", &lsep);
+  if (n <= 0 || l + lsep == 0) {
+    lua_pushliteral(L, "");
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
 /* Builds the chunk's _ENV: safe base functions, four pure libraries and
 ** the section functions, nothing else. */
 static void make_env(lua_State *L) {
@@ -379,6 +425,24 @@ static void make_env(lua_State *L) {
   lua_getglobal(L, LUA_STRLIBNAME);
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
+  /* pattern matching backtracks in C without bound (s:find(".-.-.-b")),
+  ** out of reach of the hook; recipes have no use for it */
+  {
+    static const char *const gone[] = {"find", "match", "gmatch", "gsub",
+                                       NULL};
+    for (i = 0; gone[i]; i++) {
+      lua_pushnil(L);
+      lua_setfield(L, -2, gone[i]);
+    }
+  }
+  lua_getfield(L, -1, "rep");
+  lua_pushcclosure(L, safe_rep, 1);
+  lua_setfield(L, -2, "rep");
+  lua_pop(L, 1);
+  /* table.move(t, 1, 1 << 62, 2) copies nils for ever in C */
+  lua_getglobal(L, LUA_TABLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "move");
   lua_pop(L, 1);
   /* a recipe must describe the same format every time it is loaded */
   lua_getglobal(L, LUA_MATHLIBNAME);
@@ -484,8 +548,12 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
   lua_pushlightuserdata(L, (void *)text);
   lua_pushinteger(L, (lua_Integer)len);
   lua_pushfstring(L, "@%s", chunkname);
+  sb.deadline = mono() + TIME_LIMIT;
   rc = lua_pcall(L, 3, 0, 0);
-  if (rc == LUA_ERRMEM)
+  if (rc != LUA_OK && sb.expired)
+    st = lb_fail(LB_ERECIPE, "%s:%d: recipe ran longer than %d s", r->file,
+                 sb.line ? sb.line : 1, TIME_LIMIT);
+  else if (rc == LUA_ERRMEM)
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe used more than %u MiB of memory",
                  r->file, sb.line ? sb.line : 1, MEM_LIMIT >> 20);
   else if (rc != LUA_OK && lua_type(L, -1) == LUA_TSTRING)

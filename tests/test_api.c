@@ -108,6 +108,74 @@ static void positions(void) {
   lb_recipe_free(r3);
 }
 
+/* Every word of the packing, for every width, against the layout written
+** out bit by bit: in a tile of 32 * codes k-values, lane l holds k = l,
+** l + 32, ... as one big-endian bit stream over words l, l + 32, ...; the
+** tail of the last tile is zero.  The output buffer is exactly
+** lb_sizes_of's size (ASan sees any overrun) and starts as all ones (every
+** word must be written). */
+static void bitwise_reference(void) {
+  int bits;
+  for (bits = 1; bits <= 8; bits++) {
+    lb_recipe *r = make(bits, 0, "32");
+    int n = 2, words = 0, tile, k, j, kk;
+    size_t rw, i, bad = 0;
+    lb_sizes sz;
+    uint8_t *codes;
+    uint32_t *packed, *want;
+    unsigned seed = 12345u + (unsigned)bits;
+    if (r == NULL) {
+      failures++;
+      continue;
+    }
+    while (words * 32 % bits != 0 || words == 0) words++;
+    tile = 32 * (32 * words / bits);
+    k = 2 * tile + 32;
+    if (lb_sizes_of(r, n, k, &sz) != LB_OK) {
+      CHECK(0, "%d-bit sizes: %s", bits, lb_errmsg());
+      lb_recipe_free(r);
+      continue;
+    }
+    rw = (size_t)(3 * 32 * words);
+    CHECK(sz.kpad == 3 * tile && sz.packed == (size_t)n * rw * 4,
+          "%d-bit k = %d: kpad %d, %zu bytes; expected %d, %zu", bits, k,
+          sz.kpad, sz.packed, 3 * tile, (size_t)n * rw * 4);
+    codes = malloc((size_t)n * (size_t)k);
+    packed = malloc(sz.packed);
+    want = calloc((size_t)n * rw, 4);
+    if (codes && packed && want && sz.packed == (size_t)n * rw * 4) {
+      for (i = 0; i < (size_t)n * (size_t)k; i++) {
+        seed = seed * 1103515245u + 12345u;
+        codes[i] = (uint8_t)((seed >> 16) & ((1u << bits) - 1));
+      }
+      for (j = 0; j < n; j++)
+        for (kk = 0; kk < k; kk++) {
+          int t = kk / tile, lane = kk % 32, idx = kk % tile / 32, b;
+          for (b = 0; b < bits; b++) {
+            int sbit = idx * bits + b;   /* stream bit, 0 = top of word 0 */
+            size_t w = (size_t)j * rw + (size_t)t * 32 * (size_t)words +
+                       (size_t)(sbit / 32) * 32 + (size_t)lane;
+            uint32_t v = (codes[(size_t)j * (size_t)k + (size_t)kk] >>
+                          (bits - 1 - b)) & 1u;
+            want[w] |= v << (31 - sbit % 32);
+          }
+        }
+      memset(packed, 0xff, sz.packed);
+      CHECK(lb_pack(r, n, k, codes, packed) == LB_OK, "pack: %s",
+            lb_errmsg());
+      for (i = 0; i < (size_t)n * rw; i++) bad += packed[i] != want[i];
+      CHECK(bad == 0, "%d-bit: %zu of %zu words differ from the bitwise "
+            "layout", bits, bad, (size_t)n * rw);
+    }
+    free(codes);
+    free(packed);
+    free(want);
+    lb_recipe_free(r);
+  }
+  printf("every packed word matches the bitwise layout, bits 1..8, with a "
+         "zero tail\n");
+}
+
 int main(int argc, char **argv) {
   lb_recipe *r = NULL;
   lb_sizes sz;
@@ -130,6 +198,21 @@ int main(int argc, char **argv) {
   refused(lb_pack(r, 64, 128, NULL, packed), LB_EARG, "lb_pack", "NULL codes");
   refused(lb_pack(r, 64, 128, codes, NULL), LB_EARG, "lb_pack", "NULL packed");
   refused(lb_unpack(r, 64, 128, NULL, codes), LB_EARG, "lb_unpack", "NULL packed");
+  refused(lb_unpack(r, 64, 128, packed, NULL), LB_EARG, "lb_unpack", "NULL codes");
+  refused(lb_unpack(NULL, 64, 128, packed, codes), LB_EARG, "lb_unpack",
+          "NULL recipe");
+  refused(lb_pack(NULL, 64, 128, codes, packed), LB_EARG, "lb_pack",
+          "NULL recipe");
+  refused(lb_compile_offline("x", 90, NULL, &log), LB_EARG,
+          "lb_compile_offline", "NULL info");
+  /* destructors and queries take NULL quietly */
+  lb_recipe_free(NULL);
+  lb_ctx_destroy(NULL);
+  lb_op_destroy(NULL);
+  CHECK(lb_recipe_name(NULL) != NULL, "lb_recipe_name(NULL) is NULL");
+  for (st = LB_OK; st <= LB_EUNSUP; st++)
+    CHECK(lb_status_name(st) && *lb_status_name(st), "status %d unnamed", st);
+  CHECK(lb_status_name((lb_status)99) != NULL, "status 99: NULL name");
   refused(lb_generate(r, 64, 128, 132, NULL), LB_EARG, "lb_generate", "NULL src");
   refused(lb_generate(NULL, 64, 128, 132, &a), LB_EARG, "lb_generate", "NULL recipe");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
@@ -144,6 +227,10 @@ int main(int argc, char **argv) {
   refused(lb_sizes_of(r, 0, 128, &sz), LB_EARG, "lb_sizes_of", "n = 0");
   refused(lb_sizes_of(r, -5, 128, &sz), LB_EARG, "lb_sizes_of", "n < 0");
   refused(lb_sizes_of(r, 1 << 20, 1 << 16, &sz), LB_EARG, "too large", "huge n*k");
+  refused(lb_sizes_of(r, 1, 1 << 27, &sz), LB_EARG, "too large", "k = 2^27");
+  refused(lb_sizes_of(r, 64, -128, &sz), LB_EARG, "lb_sizes_of", "k < 0");
+  refused(lb_unpack(r, 64, 96, packed, codes), LB_EARG, "lb_unpack",
+          "unpack k = 96");
   refused(lb_pack(r, 64, 96, codes, packed), LB_EARG, "lb_pack", "pack k = 96");
   memset(codes, 3, sizeof codes);
   codes[77] = 16;
@@ -184,6 +271,7 @@ int main(int argc, char **argv) {
 
   round_trips();
   positions();
+  bitwise_reference();
   free(a);
   lb_recipe_free(r);
   printf("api: %d failure(s)\n", failures);

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "lb_test.h"
 #include "lowbit.h"
 
@@ -111,6 +114,63 @@ static void inline_cases(void) {
   }
 }
 
+/* Work a recipe can start where the instruction count does not see it: in
+** C library calls (pattern backtracking, an empty string.rep, table.move)
+** or in VM instructions that each copy or compare megabytes.  Each must
+** still fail with LB_ERECIPE within 5 s.  Every case runs in its own child
+** (all at once) under alarm(5), so a hang shows as a failure, not a stuck
+** test. */
+static void time_cases(void) {
+  static const char *const texts[] = {
+    "local s = (\"a\"):rep(5000)\nlocal r = s:find(\".-.-.-.-b\")\n",
+    "local s = (\"\"):rep(1 << 62)\n",
+    "table.move({}, 1, 1 << 62, 2)\n",
+    "local s = (\"x\"):rep(4000000)\n"
+    "for i = 1, 1e6 do local t = s .. \"y\" end\n",
+    "local s = (\"x\"):rep(2000000)\nlocal u, v = s .. \"z\", s .. \"y\"\n"
+    "for i = 1, 3e6 do local c = u < v end\n",
+    "for i = 1, 1e6 do local s = (\"x\"):rep(4000000) end\n",
+  };
+  enum { N = sizeof texts / sizeof texts[0] };
+  pid_t kids[N];
+  size_t i;
+  fflush(stdout);
+  for (i = 0; i < N; i++) {
+    kids[i] = fork();
+    if (kids[i] == 0) {
+      lb_recipe *r = NULL;
+      double t0 = now(), dt;
+      lb_status st;
+      alarm(5);
+      st = lb_recipe_load_text("cpu.lua", texts[i], strlen(texts[i]), &r);
+      dt = now() - t0;
+      lb_recipe_free(r);
+      if (st != LB_ERECIPE || strncmp(lb_errmsg(), "cpu.lua:", 8) != 0) {
+        printf("FAIL cpu case %zu (%.2f s): status %s, message \"%s\"\n", i,
+               dt, lb_status_name(st), lb_errmsg());
+        fflush(stdout);
+        exit(1);
+      }
+      printf("ok   cpu case %zu %.3f s  %s\n", i, dt, lb_errmsg());
+      fflush(stdout);
+      exit(0);
+    }
+  }
+  for (i = 0; i < N; i++) {
+    int status = 0;
+    if (kids[i] < 0 || waitpid(kids[i], &status, 0) != kids[i]) {
+      printf("FAIL cpu case %zu: fork or wait failed\n", i);
+      failures++;
+    } else if (WIFSIGNALED(status)) {
+      printf("FAIL cpu case %zu: did not finish in 5 s (signal %d): %s",
+             i, WTERMSIG(status), texts[i]);
+      failures++;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      failures++;
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   char *names[256];
   int n = argc == 2 ? lb_test_lua_files(argv[1], names, 256) : -1, i;
@@ -127,6 +187,7 @@ int main(int argc, char **argv) {
     free(names[i]);
   }
   inline_cases();
+  time_cases();
   printf("%d bad recipes, %d failure(s)\n", n, failures);
   return failures != 0;
 }
