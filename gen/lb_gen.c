@@ -20,11 +20,36 @@ static const char *base_name(const char *path) {
 
 /* ---- launch shapes ------------------------------------------------------ */
 
-/* Group slots a tile meets (see emit_scales). */
-static int gpt_of(const lb_recipe *r, const lb_layout *lay) {
-  if (r->group == 0 || r->group % lay->tile == 0) return 1;
-  if (lay->tile % r->group == 0) return lay->tile / r->group;
-  return lay->codes;
+/* The group slots of a tile: how many a tile meets (gpt), and as C
+** expressions the slot of code row i, the first row of slot j, and the
+** group of slot j in a tile inside k.  One classification serves the plan
+** (registers) and the emitted prelude. */
+typedef struct slots {
+  int gpt;
+  const char *slot, *first, *group;
+} slots;
+
+static slots slots_of(const lb_recipe *r, const lb_layout *lay) {
+  slots s;
+  if (r->group == 0) {                    /* one group: the channel */
+    s.gpt = 1;
+    s.slot = s.first = s.group = "0";
+  } else if (r->group % lay->tile == 0) { /* one group covers the tile */
+    s.gpt = 1;
+    s.slot = s.first = "0";
+    s.group = "tile / (LB_GROUP / LB_TILE)";
+  } else if (lay->tile % r->group == 0) { /* a fixed number per tile */
+    s.gpt = lay->tile / r->group;
+    s.slot = "32 * i / LB_GROUP";
+    s.first = "j * LB_GROUP / 32";
+    s.group = "tile * (LB_TILE / LB_GROUP) + j";
+  } else {                                /* boundaries move: one per row */
+    s.gpt = lay->codes;
+    s.slot = "i";
+    s.first = "j";
+    s.group = "(tile * LB_TILE + 32 * j) / LB_GROUP";
+  }
+  return s;
 }
 
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
@@ -56,7 +81,7 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   cfg->grid = (groups + warps / split - 1) / (warps / split);
   /* Two blocks per SM (128 registers) fit when a tile needs few scale
   ** slots and one word per lane; more state would spill. */
-  cfg->minb = lay.words == 1 && gpt_of(r, &lay) <= 4 ? 2 : 1;
+  cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
 }
 
 /* ---- prelude ------------------------------------------------------------ */
@@ -292,29 +317,11 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
 
 static void emit_scales(lb_buf *b, const lb_recipe *r) {
   lb_layout lay;
-  int gpt;
-  const char *slot, *first, *group;
+  slots sl;
   lb_layout_of(r, &lay);
   /* Group slots of a tile: the scales a tile needs, loaded with its
   ** weights so that no scale load waits on the critical path. */
-  gpt = gpt_of(r, &lay);
-  if (r->group == 0) {
-    slot = "0";                           /* one group: the channel */
-    first = "0";
-    group = "0";
-  } else if (r->group % lay.tile == 0) {
-    slot = "0";                           /* one group covers the tile */
-    first = "0";
-    group = "tile / (LB_GROUP / LB_TILE)";
-  } else if (lay.tile % r->group == 0) {
-    slot = "32 * i / LB_GROUP";           /* a fixed number per tile */
-    first = "j * LB_GROUP / 32";
-    group = "tile * (LB_TILE / LB_GROUP) + j";
-  } else {
-    slot = "i";                           /* boundaries move: one per row */
-    first = "j";
-    group = "(tile * LB_TILE + 32 * j) / LB_GROUP";
-  }
+  sl = slots_of(r, &lay);
   if (r->group)
     lb_buf_printf(b, "// scales { group = %d } (line %d): one scale per %d "
                      "k-values of a channel.\n"
@@ -347,7 +354,7 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
                    "constexpr bool LB_ZEROS = %s;\n"
                    "constexpr bool LB_CHANNEL = %s;  // one group: fold once, "
                    "at the end\n",
-                lay.tile, gpt, gpt, slot, first, group,
+                lay.tile, sl.gpt, sl.gpt, sl.slot, sl.first, sl.group,
                 r->zeros ? "true" : "false",
                 r->group ? "false" : "true");
   lb_buf_printf(b, "// dequant \"%s\" (line %d) as w = q * s + b, b per "

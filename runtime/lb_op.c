@@ -283,9 +283,9 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   const void *bias, *zeros;
   int n, k;
   void *args[9];
-  CUcontext cur = NULL, dummy;
   CUresult rc;
-  int pushed = 0;
+  lb_status st;
+  scope s;
   if (op == NULL || w == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
   if (m < 1 || m > LB_MAX_M)
@@ -330,17 +330,11 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   args[8] = &k;
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
-  if ((rc = op->cu->CtxGetCurrent(&cur)) != CUDA_SUCCESS)
-    return lb_cufail(rc, "lb_op_run", "cuCtxGetCurrent");
-  if (cur != op->c->ctx) {
-    if ((rc = op->cu->CtxPushCurrent(op->c->ctx)) != CUDA_SUCCESS)
-      return lb_cufail(rc, "lb_op_run", "cuCtxPushCurrent");
-    pushed = 1;
-  }
+  if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
   rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
                             (unsigned)cfg->warps * 32, 1, 1, (unsigned)cfg->smem,
                             (CUstream)stream, args, NULL);
-  if (pushed) op->cu->CtxPopCurrent(&dummy);
+  leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
   return LB_OK;
 }
