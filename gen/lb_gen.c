@@ -52,6 +52,55 @@ static slots slots_of(const lb_recipe *r, const lb_layout *lay) {
   return s;
 }
 
+/* LOWBIT_PLAN="warps=8,split=4,stages=2,minb=2" replaces planned values
+** (for tuning; malformed or out-of-range entries are ignored). */
+static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
+  const char *e = getenv("LOWBIT_PLAN");
+  char key[16];
+  int v, used;
+  if (e == NULL) return;
+  while (sscanf(e, " %15[a-z] = %d%n", key, &v, &used) == 2) {
+    if (!strcmp(key, "warps") && (v == 1 || v == 2 || v == 4 || v == 8))
+      cfg->warps = v;
+    else if (!strcmp(key, "split") && v >= 1 && v <= 8 && !(v & (v - 1)))
+      cfg->split = v;
+    else if (!strcmp(key, "stages") && v >= 1 && v <= 8)
+      cfg->stages = v;
+    else if (!strcmp(key, "minb") && v >= 1 && v <= 4)
+      cfg->minb = v;
+    e += used;
+    if (*e == ',') e++;
+  }
+  if (cfg->split > cfg->warps) cfg->split = cfg->warps;
+  cfg->grid = (groups + cfg->warps / cfg->split - 1) /
+              (cfg->warps / cfg->split);
+}
+
+/* What a block keeps in shared memory besides its rings.  Scales and
+** zeros: its rows, each padded by 16 bytes so that the eight rows a load
+** touches fall in different banks; only when a row is whole 16-byte
+** chunks (cp.async) and the rows fit LB_SRES_KB.  Activations: rows of
+** K padded to 128 bytes plus 64, so that the two rows of a quarter warp
+** fall in different banks; as many rows as fit LB_XRES_KB. */
+static void plan_resident(const lb_recipe *r, int k, lb_gemv_cfg *cfg,
+                          int stage) {
+  int rowb = (r->group ? k / r->group : 1) * lb_dtype_size(r->sdtype);
+  int zrowb = (r->group ? k / r->group : 1) * lb_dtype_size(r->zdtype);
+  int rows = 16 * cfg->warps / cfg->split, bytes;
+  cfg->srowb = 0;
+  if (rowb % 16 == 0 && (!r->zeros || zrowb == rowb)) {
+    bytes = rows * (rowb + 16) * (r->zeros ? 2 : 1);
+    if (bytes <= LB_SRES_KB * 1024 &&
+        cfg->warps * cfg->stages * stage + bytes <= LB_RING_KB * 1024)
+      cfg->srowb = rowb + 16;
+  }
+  cfg->smem = cfg->warps * cfg->stages * stage +
+              rows * cfg->srowb * (r->zeros ? 2 : 1);
+  cfg->xrowb = (k * lb_dtype_size(r->act) + 127) / 128 * 128 + 64;
+  cfg->xs_m = LB_XRES_KB * 1024 / cfg->xrowb;
+  if (cfg->xs_m > LB_MAX_M) cfg->xs_m = LB_MAX_M;
+}
+
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
                   lb_gemv_cfg *cfg) {
   lb_layout lay;
@@ -62,26 +111,35 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
   ** pad chunk per row.  Keep the block's ring within LB_RING_KB (every
   ** sm_80..sm_90 part gives a block that much): fewer warps per block for
-  ** wide codes, then as many stages as fit, two to LB_MAX_STAGES.  On an
-  ** H100 two stages beat three and four (a16w4 8192 x 8192, M = 1: 22.4,
-  ** 24.6, 26.6 us): a smaller ring leaves more of the SM's 256 KB to L1,
-  ** where the activations and scales live. */
+  ** wide codes, then as many stages as fit, one to LB_MAX_STAGES.  A
+  ** stage is refilled as soon as its tile is in registers, so one stage
+  ** already overlaps a tile's load with the previous tile's math; on an
+  ** H100 deeper rings lose (a16w4 8192 x 8192, M = 1, split 4: 1, 2, 3
+  ** stages 18.2, 19.1, 19.9 us): more requests in flight delay the ones
+  ** the warps wait for. */
   stage = 16 * (lay.words * 8 + 1) * 16;
   while (warps > 1 && warps * 2 * stage > LB_RING_KB * 1024) warps /= 2;
   cfg->warps = warps;
   cfg->stages = LB_RING_KB * 1024 / (warps * stage);
   if (cfg->stages > LB_MAX_STAGES) cfg->stages = LB_MAX_STAGES;
   cfg->smem = warps * cfg->stages * stage;
-  /* Enough warps for about 24 per SM, but at least one tile per warp
-  ** and part of a channel group. */
-  want = (sms > 0 ? sms : 132) * 24;
-  while (split < warps && groups * split < want && tiles >= 2 * split)
-    split *= 2;
-  cfg->split = split;
-  cfg->grid = (groups + warps / split - 1) / (warps / split);
   /* Two blocks per SM (128 registers) fit when a tile needs few scale
   ** slots and one word per lane; more state would spill. */
   cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
+  /* Split K until the warps fill the GPU, but keep at least two tiles
+  ** per warp and the warps of a channel group in one block.  Two blocks
+  ** per SM: no more warps than one wave holds, so that each warp streams
+  ** as many tiles as it can (a16w4 8192 x 8192, M = 1, H100: split 4
+  ** 18.2 us, split 8 19.9).  One block (wide state, the issue slots are
+  ** the limit): about 24 warps per SM (a16w2: split 8 20.9 us, 4 23.5). */
+  want = (sms > 0 ? sms : 132) * (cfg->minb == 2 ? 16 : 24);
+  while (split < warps && tiles >= 2 * split &&
+         (cfg->minb == 2 ? groups * split * 2 <= want : groups * split < want))
+    split *= 2;
+  cfg->split = split;
+  cfg->grid = (groups + warps / split - 1) / (warps / split);
+  plan_override(cfg, groups, stage);
+  plan_resident(r, k, cfg, stage);
 }
 
 /* ---- prelude ------------------------------------------------------------ */
@@ -326,7 +384,7 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
     lb_buf_printf(b, "// scales { group = %d } (line %d): one scale per %d "
                      "k-values of a channel.\n"
                      "constexpr int LB_GROUP = %d;\n"
-                     "__device__ __forceinline__ int lb_groups(int k) { return "
+                     "__device__ __forceinline__ constexpr int lb_groups(int k) { return "
                      "k / LB_GROUP; }\n"
                      "__device__ __forceinline__ int lb_group_of(int kk, int "
                      "ngroups) {\n  return min(kk / LB_GROUP, ngroups - 1);\n"
@@ -335,7 +393,7 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
   else
     lb_buf_printf(b, "// scales { group = \"channel\" } (line %d): one scale "
                      "per channel.\n"
-                     "__device__ __forceinline__ int lb_groups(int) { return 1; "
+                     "__device__ __forceinline__ constexpr int lb_groups(int) { return 1; "
                      "}\n"
                      "__device__ __forceinline__ int lb_group_of(int, int) { "
                      "return 0; }\n",
@@ -386,17 +444,26 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
 }
 
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
+  int xs;
   lb_buf_printf(b,
-    "\n// Entry point (minBlocksPerSM %d: %s).\n"
-    "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)\n"
-    "lb_gemv(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
-    "const lb_zero_t *z,\n"
-    "        const lb_out_t *bias, lb_out_t *y, int m, int n, int k) {\n"
-    "  lb_gemv<%d, %d>(x, w, s, z, bias, y, m, n, k);\n}\n",
+    "\n// Entry points (minBlocksPerSM %d: %s).\n"
+    "// lb_gemv_xs keeps x in shared memory, for m up to %d; lb_gemv reads "
+    "it from global memory.\n",
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
                                 "an SM"
                               : "wide state, registers left to ptxas",
-    cfg->minb, cfg->split, cfg->stages);
+    cfg->xs_m);
+  for (xs = 0; xs < 2; xs++) {
+    if (xs && cfg->xs_m == 0) break;
+    lb_buf_printf(b,
+      "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)\n"
+      "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
+      "const lb_zero_t *z,\n"
+      "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
+      "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m);\n}\n",
+      cfg->minb, xs ? LB_KERNEL_XS : LB_KERNEL, cfg->split, cfg->stages,
+      xs ? "true" : "false");
+  }
 }
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
@@ -419,13 +486,23 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
     "// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps; each\n// 16-channel group's tiles split over %d warp(s), "
     "%d tile(s) in flight per warp.\n"
-    "constexpr int LB_WARPS = %d;\n\n",
+    "constexpr int LB_WARPS = %d;\n"
+    "// The shape is part of the kernel: addresses become immediates and\n"
+    "// the code for a partial tile or block goes where none exists.\n"
+    "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, base_name(r->file), base_name(r->file), n, k, sms, n, k, sms,
-    cfg.grid, cfg.warps, cfg.split, cfg.stages - 1, cfg.warps);
+    cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
   emit_types(&b, r);
   emit_weights(&b, r);
   emit_pairs(&b, r);
   emit_scales(&b, r);
+  lb_buf_printf(&b,
+    "// Shared memory beside the rings (planned): resident scales and zeros\n"
+    "// in rows of %d bytes (0: read from global memory), x in rows of %d.\n"
+    "constexpr bool LB_SRES = %s;\n"
+    "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n\n",
+    cfg.srowb, cfg.xrowb, cfg.srowb ? "true" : "false", cfg.srowb ? cfg.srowb : 16,
+    cfg.xrowb);
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, &cfg);
   *src = lb_buf_take(&b);

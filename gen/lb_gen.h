@@ -9,11 +9,13 @@
 #define LB_WARPS 8       /* warps per GEMV block, at most */
 #define LB_RING_KB 88    /* shared-memory ring per block (sm_86 opt-in: 99) */
 #ifndef LB_MAX_STAGES
-#define LB_MAX_STAGES 2  /* ring depth limit: measured fastest on H100 (a build-time knob) */
+#define LB_MAX_STAGES 1  /* ring depth limit: measured fastest on H100 (a build-time knob) */
 #endif
-#if LB_MAX_STAGES < 2
-#error "LB_MAX_STAGES must be at least 2: the ring needs a stage to fill while one is read"
+#if LB_MAX_STAGES < 1
+#error "LB_MAX_STAGES must be at least 1"
 #endif
+#define LB_SRES_KB 16    /* a block's resident scales and zeros, at most */
+#define LB_XRES_KB 32    /* a block's resident activations, at most */
 #define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms)
@@ -23,15 +25,19 @@ typedef struct lb_gemv_cfg {
   int warps;    /* warps per block */
   int split;    /* warps sharing one 16-channel group's tiles */
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
-  int stages;   /* shared-memory ring depth: tiles in flight + 1 */
+  int stages;   /* shared-memory ring depth: tiles in flight per warp */
   int grid;     /* blocks */
-  int smem;     /* dynamic shared memory bytes */
+  int smem;     /* dynamic shared memory bytes: rings and resident scales */
+  int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
+  int xrowb;    /* resident x: bytes per padded row of activations */
+  int xs_m;     /* largest m whose x fits (LB_XRES_KB); 0: no resident x */
 } lb_gemv_cfg;
 
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
                   lb_gemv_cfg *cfg);
 
-#define LB_KERNEL "lb_gemv"
+#define LB_KERNEL "lb_gemv"        /* activations read from global memory */
+#define LB_KERNEL_XS "lb_gemv_xs"  /* activations kept in shared memory */
 
 extern const char lb_tpl_gemv[];   /* templates/gemv.cu, embedded */
 

@@ -96,9 +96,10 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
 void lb_op_destroy(lb_op *op);
 lb_status lb_op_info(const lb_op *op, lb_compile_info *info);
 
-/* Device pointers (cudaMalloc, PyTorch, cuMemAlloc).  packed: 16-byte
-** aligned; scales, zeros, bias: aligned to their element size; bias and
-** zeros may be NULL when the recipe allows it. */
+/* Device pointers (cudaMalloc, PyTorch, cuMemAlloc).  packed, scales and
+** zeros: 16-byte aligned (blocks copy them with 16-byte cp.async); bias:
+** aligned to its element size; bias and zeros may be NULL when the recipe
+** allows it. */
 typedef struct lb_weights {
   const void *packed;
   const void *scales;

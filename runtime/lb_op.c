@@ -41,7 +41,7 @@ struct lb_op {
   int n, k;
   int has_zeros, has_bias;
   int out_size, scale_size, zero_size;
-  CUfunction fn;
+  CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
   lb_compile_info info;
 };
@@ -246,12 +246,23 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
       lb_log_resources(mod->log, LB_KERNEL, &regs, &op->info.spill);
       if (op->info.spill < 0) op->info.spill = local;
     }
-    /* the ring lives in dynamic shared memory, beyond the default 48 KB */
+    /* the rings live in dynamic shared memory, beyond the default 48 KB */
     if (st == LB_OK &&
         (rc = c->cu->FuncSetAttribute(
              op->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
              op->cfg.smem)) != CUDA_SUCCESS)
       st = lb_cufail(rc, "lb_op_create", "cuFuncSetAttribute (shared memory)");
+    if (st == LB_OK && op->cfg.xs_m > 0) {
+      if ((rc = c->cu->ModuleGetFunction(&op->fn_xs, mod->mod,
+                                         LB_KERNEL_XS)) != CUDA_SUCCESS)
+        st = lb_cufail(rc, "lb_op_create", LB_KERNEL_XS);
+      else if ((rc = c->cu->FuncSetAttribute(
+                    op->fn_xs, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    op->cfg.smem + op->cfg.xs_m * op->cfg.xrowb)) !=
+               CUDA_SUCCESS)
+        /* a part with less shared memory: x stays in global memory */
+        op->fn_xs = NULL;
+    }
   }
   leave(&s);
   if (st != LB_OK) goto fail;
@@ -281,8 +292,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
   const lb_gemv_cfg *cfg;
   const void *bias, *zeros;
-  int n, k;
-  void *args[9];
+  void *args[7];
   CUresult rc;
   lb_status st;
   scope s;
@@ -308,15 +318,15 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
     return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
                    misaligned(x, 16) ? "x" : "w->packed",
                    misaligned(x, 16) ? x : w->packed);
+  if (misaligned(w->scales, 16) || misaligned(w->zeros, 16))
+    return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
+                   misaligned(w->scales, 16) ? "w->scales" : "w->zeros",
+                   misaligned(w->scales, 16) ? w->scales : w->zeros);
   if (misaligned(y, (size_t)op->out_size) ||
-      misaligned(w->scales, (size_t)op->scale_size) ||
-      misaligned(w->zeros, (size_t)op->zero_size) ||
       misaligned(w->bias, (size_t)op->out_size))
-    return lb_fail(LB_EARG, "lb_op_run: y, scales, zeros and bias must be "
-                   "aligned to their element size");
+    return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
+                   "element size");
   cfg = &op->cfg;
-  n = op->n;
-  k = op->k;
   zeros = w->zeros;
   bias = w->bias;
   args[0] = (void *)&x;
@@ -326,14 +336,19 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
-  args[7] = &n;
-  args[8] = &k;
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
-                            (unsigned)cfg->warps * 32, 1, 1, (unsigned)cfg->smem,
-                            (CUstream)stream, args, NULL);
+  if (op->fn_xs != NULL && m <= cfg->xs_m)
+    rc = op->cu->LaunchKernel(op->fn_xs, (unsigned)cfg->grid, 1, 1,
+                              (unsigned)cfg->warps * 32, 1, 1,
+                              (unsigned)(cfg->smem + m * cfg->xrowb),
+                              (CUstream)stream, args, NULL);
+  else
+    rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
+                              (unsigned)cfg->warps * 32, 1, 1,
+                              (unsigned)cfg->smem, (CUstream)stream, args,
+                              NULL);
   leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
   return LB_OK;

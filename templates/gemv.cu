@@ -32,15 +32,23 @@
 
 struct lb_u4 { unsigned x, y, z, w; };
 
-// Activations are re-read by every channel group: keep them in L1.
+// Eight activations: from shared memory where the block keeps x (XS),
+// else from global memory through L1, since every channel group of the
+// SM re-reads them.
+template <bool XS>
 __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
   lb_u4 v;
-  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  if (XS)
+    asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "r"((unsigned)__cvta_generic_to_shared(p)));
+  else
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
 
-// Weights travel global -> shared memory with cp.async, STAGES - 1 tiles
+// Weights travel global -> shared memory with cp.async, STAGES tiles
 // ahead of the math, so bytes are in flight without holding registers.
 // A warp copies in memory order and reads back in operand order (below),
 // so it waits for its copies (cp.async.wait_group) and then __syncwarp.
@@ -54,6 +62,19 @@ __device__ __forceinline__ void lb_cp_commit() {
 template <int N>
 __device__ __forceinline__ void lb_cp_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N));
+}
+
+// What the whole block reads, copied once when it starts: rows of
+// ROWB bytes (a multiple of 16) from consecutive global rows into shared
+// rows DSTB bytes apart (padded so that neighbouring rows start in
+// different banks), 16 bytes per thread and step.
+template <int ROWB, int DSTB>
+__device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
+                                           int rows) {
+  static_assert(ROWB % 16 == 0, "rows are whole 16-byte chunks");
+  constexpr int CH = ROWB / 16;
+  for (int c = threadIdx.x; c < rows * CH; c += LB_WARPS * 32)
+    lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
 }
 
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
@@ -130,18 +151,19 @@ struct lb_xchunk { lb_u4 v[LB_XC]; };
 // xt points at the tile's first activation of this thread; left is the
 // number of k-values from the tile's start to the end of K.  Past K the
 // activations must be zero (padded codes are not: the MMA sees 1024 + 0).
+template <bool XS>
 __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
                                           int ch, int left) {
-  if (left >= LB_TILE) {             // the usual case: the tile is in K
+  if (LB_K % LB_TILE == 0 || left >= LB_TILE) {  // the tile is in K
 #pragma unroll
     for (int r = 0; r < LB_XC; r++)
-      c.v[r] = lb_ld_act8(xt + 32 * (ch * LB_XC + r));
+      c.v[r] = lb_ld_act8<XS>(xt + 32 * (ch * LB_XC + r));
   } else {
 #pragma unroll
     for (int r = 0; r < LB_XC; r++) {
       const int kk = 32 * (ch * LB_XC + r);
       c.v[r] = lb_u4{0u, 0u, 0u, 0u};
-      if (kk < left) c.v[r] = lb_ld_act8(xt + kk);
+      if (kk < left) c.v[r] = lb_ld_act8<XS>(xt + kk);
     }
   }
 }
@@ -158,12 +180,11 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
   return lb_pair(a, b, i);
 }
 
-template <int SPLIT, int STAGES>
+template <int SPLIT, int STAGES, bool XS>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
-    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
-    int n, int k) {
+    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
   __shared__ float red[LB_WARPS][4][32];
   extern __shared__ __align__(16) lb_u4 lb_smem[];
@@ -171,27 +192,66 @@ __device__ __forceinline__ void lb_gemv(
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int grp = warp / SPLIT, part = warp % SPLIT;
   const int g = lane >> 2, t = lane & 3;
-  const int tiles = (k + LB_TILE - 1) / LB_TILE;
-  const int roww = tiles * 32 * LB_WORDS;  // words per channel
-  const int ngroups = lb_groups(k);
+  constexpr int tiles = (LB_K + LB_TILE - 1) / LB_TILE;
+  constexpr int roww = tiles * 32 * LB_WORDS;  // words per channel
+  constexpr int ngroups = lb_groups(LB_K);
+  // Rows past n exist only in the last block when 16 does not divide n.
+  constexpr bool NFULL = LB_N % 16 == 0;
 
   // Rows past n repeat the last one: loads stay in bounds, the loop stays
   // uniform, and their results are never stored.
   const int row0 = (blockIdx.x * GROUPS + grp) * 16;
-  const int rows[2] = {min(row0 + g, n - 1), min(row0 + g + 8, n - 1)};
+  const int rows[2] = {NFULL ? row0 + g : min(row0 + g, LB_N - 1),
+                       NFULL ? row0 + g + 8 : min(row0 + g + 8, LB_N - 1)};
   // The rows this lane copies: 4 j + lane / 8, chunk lane % 8.
+  // Without a partial block they are one pointer and fixed offsets.
   const unsigned *csrc[4];
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    csrc[j] = wq + min(row0 + 4 * j + (lane >> 3), n - 1) * roww +
-              4 * (lane & 7);
-  const lb_scale_t *srow[2] = {sc + rows[0] * ngroups, sc + rows[1] * ngroups};
-  const lb_zero_t *zrow[2] = {zr + rows[0] * ngroups, zr + rows[1] * ngroups};
+    csrc[j] = NFULL ? wq + (row0 + (lane >> 3)) * roww + 4 * (lane & 7) +
+                          4 * j * roww
+                    : wq + min(row0 + 4 * j + (lane >> 3), LB_N - 1) * roww +
+                          4 * (lane & 7);
+  lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
+
+  // Shared memory past the rings: the block's scales and zeros (LB_SRES)
+  // and all of x (XS), copied once, so that no load of either waits on
+  // memory inside the loop.  Their group is committed before the ring's.
+  char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
+  constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
+  char *const xres = sres + (LB_SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
+  const int brow0 = blockIdx.x * GROUPS * 16;      // the block's first row
+  if constexpr (LB_SRES) {
+    const int brows = NFULL ? GROUPS * 16 : min(GROUPS * 16, LB_N - brow0);
+    lb_cp_rows<ngroups * (int)sizeof(lb_scale_t), LB_SROWB>(
+        sres, (const char *)(sc + brow0 * ngroups), brows);
+    if constexpr (LB_ZEROS)
+      lb_cp_rows<ngroups * (int)sizeof(lb_zero_t), LB_SROWB>(
+          sres + SREG, (const char *)(zr + brow0 * ngroups), brows);
+  }
+  if (XS)
+    lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
+        xres, (const char *)x, m);
+  lb_cp_commit();
+  // Rows past n read rows nobody copied: their results are never stored.
+  const lb_scale_t *srow[2], *zrow[2];
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    if (LB_SRES) {
+      const char *p = sres + (grp * 16 + g + 8 * r) * LB_SROWB;
+      srow[r] = (const lb_scale_t *)p;
+      zrow[r] = (const lb_zero_t *)(p + SREG);
+    } else {
+      srow[r] = sc + rows[r] * ngroups;
+      zrow[r] = zr + rows[r] * ngroups;
+    }
+  }
   // Thread (g, t) feeds activation row g.  Rows past m repeat row m - 1:
   // their columns of the MMA are computed and never stored, which costs
   // less than zeroing them.
-  const lb_act_t *xr = x + min(g, m - 1) * k + 8 * t;
-  lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
+  const lb_act_t *xr =
+      XS ? (const lb_act_t *)(xres + min(g, m - 1) * LB_XROWB) + 8 * t
+         : x + min(g, m - 1) * LB_K + 8 * t;
 
   // aw: this group's sum of x times the A operand, in two halves so
   // that consecutive MMAs do not wait on each other; ax: its sum of x
@@ -206,32 +266,36 @@ __device__ __forceinline__ void lb_gemv(
   // Activation chunks alternate between two buffers; with an even number
   // of chunks per tile the next tile starts in buffer 0 again.
   lb_xchunk xb[2];
-  // Prologue: STAGES - 1 tiles in flight (an empty group where none is
-  // left keeps the group count uniform).
+  // Prologue: STAGES tiles in flight (an empty group where none is left
+  // keeps the group count uniform).
   // Per-tile positions advance by constant steps (no index arithmetic
-  // in the loop): words of the tile STAGES - 1 ahead, the activations.
+  // in the loop): words of the tile STAGES ahead, the activations.
   constexpr unsigned WSTEP = SPLIT * 32 * LB_WORDS;
   unsigned ahead_off = (unsigned)part * 32 * LB_WORDS;
 #pragma unroll
-  for (int st = 0; st < STAGES - 1; st++) {
+  for (int st = 0; st < STAGES; st++) {
     if (part + st * SPLIT < tiles) lb_issue_tile(ring, st, csrc, ahead_off, lane);
     lb_cp_commit();
     ahead_off += WSTEP;
   }
   const lb_act_t *xt = xr + part * LB_TILE;
-  int left = k - part * LB_TILE;      // k-values from this tile to the end
+  int left = LB_K - part * LB_TILE;   // k-values from this tile to the end
+  if (LB_SRES || XS) {      // the block's copies have landed, for all
+    lb_cp_wait<STAGES>();
+    __syncthreads();
+  }
   if (part < tiles) {
-    const bool full = left >= LB_TILE;
+    const bool full = LB_K % LB_TILE == 0 || left >= LB_TILE;
 #pragma unroll
     for (int r = 0; r < 2; r++)
       lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
-    lb_load_x(xb[0], xt, 0, left);
+    lb_load_x<XS>(xb[0], xt, 0, left);
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
     const lb_act_t *xnext = xt + SPLIT * LB_TILE;
     const int lnext = left - SPLIT * LB_TILE;
-    lb_cp_wait<STAGES - 2>();   // this tile's group has landed,
+    lb_cp_wait<STAGES - 1>();   // this tile's group has landed,
     __syncwarp();               // for every lane of the warp
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -242,17 +306,19 @@ __device__ __forceinline__ void lb_gemv(
         cur[r].z[j] = nxt[r].z[j];
       }
     }
+    // The tile is in registers: once every lane has read it, its stage
+    // takes the tile STAGES ahead, so STAGES tiles stay in flight.
+    __syncwarp();
     {
-      const int ahead = tile + (STAGES - 1) * SPLIT;
-      const int ring_slot = stage == 0 ? STAGES - 1 : stage - 1;
-      if (ahead < tiles) lb_issue_tile(ring, ring_slot, csrc, ahead_off, lane);
+      const int ahead = tile + STAGES * SPLIT;
+      if (ahead < tiles) lb_issue_tile(ring, stage, csrc, ahead_off, lane);
       lb_cp_commit();
       ahead_off += WSTEP;
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
     const int next = tile + SPLIT;
     if (next < tiles) {
-      const bool full = lnext >= LB_TILE;
+      const bool full = LB_K % LB_TILE == 0 || lnext >= LB_TILE;
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, full, ngroups);
@@ -261,9 +327,9 @@ __device__ __forceinline__ void lb_gemv(
     for (int ch = 0; ch < LB_NCH; ch++) {
       const lb_xchunk &xc = xb[ch & 1];
       if (ch + 1 < LB_NCH)
-        lb_load_x(xb[(ch + 1) & 1], xt, ch + 1, left);
+        lb_load_x<XS>(xb[(ch + 1) & 1], xt, ch + 1, left);
       else if (next < tiles)
-        lb_load_x(xb[(ch + 1) & 1], xnext, 0, lnext);
+        lb_load_x<XS>(xb[(ch + 1) & 1], xnext, 0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
@@ -323,7 +389,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     const int c = row0 + g + 8 * (j >> 1), mr = 2 * t + (j & 1);
-    if (c < n && mr < m)
-      y[mr * n + c] = lb_out_from_f32(lb_epilogue(yacc[j], bias, c));
+    if ((NFULL || c < LB_N) && mr < m)
+      y[mr * LB_N + c] = lb_out_from_f32(lb_epilogue(yacc[j], bias, c));
   }
 }
