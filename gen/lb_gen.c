@@ -281,13 +281,21 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
                        : mode == DQ_BF16 ? 0x43004300u : 0u;
   int off = r->is_signed ? 1 << (r->bits - 1) : 0;
   int base = mode == DQ_F16 ? 1024 : mode == DQ_BF16 ? 128 : 0;
-  int i, fast;
+  int i, fast, cls16;
+  unsigned clsbits = 0;
   lb_layout_of(r, &lay);
   mask = (1u << lay.bits) - 1;
   /* Power-of-two widths never straddle a 16-bit half: interleave the
   ** halves of the two words once (PRMT), then a shift and one LOP3 give
   ** a pair. */
   fast = 32 % lay.bits == 0 && 16 % lay.bits == 0;
+  /* A code at bits 4.. of a half, masked in place, is the value
+  ** base + 16 q: exact while 16 q stays below the base (f16 widths up to
+  ** 4, bf16 up to 2).  Codes in bits 4..7 and 12..15 of a half then need
+  ** no shift of their own, or share one with the code four bits lower;
+  ** the kernel keeps such code rows (class 1) in separate sums and folds
+  ** them with s / 16. */
+  cls16 = fast && mode != DQ_F32 && 16 * mask < (unsigned)base;
   lb_buf_printf(b, "// (a & m) | c in one LOP3 (C would spend a second one "
                    "on the two constants).\n"
                    "__device__ __forceinline__ unsigned lb_andor(unsigned a, "
@@ -307,14 +315,20 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
       int lo = 32 - lay.bits * (i + 1);
       int hi = lo >= 16;
       int sh = hi ? lo - 16 : lo;
+      unsigned m = mask | mask << 16;
+      if (cls16 && sh % 8 >= 4) {    /* class 1: left at bit 4 */
+        sh -= 4;
+        m <<= 4;
+        clsbits |= 1u << i;
+      }
       if (sh)
         lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
                          "0x%s) >> %d, 0x%08xu, 0x%08xu);\n",
-                      i, hi ? "7632" : "5410", sh, mask | mask << 16, magic);
+                      i, hi ? "7632" : "5410", sh, m, magic);
       else
         lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
                          "0x%s), 0x%08xu, 0x%08xu);\n",
-                      i, hi ? "7632" : "5410", mask | mask << 16, magic);
+                      i, hi ? "7632" : "5410", m, magic);
     }
     lb_buf_puts(b, "  }\n  return 0u;\n}\n");
   } else {
@@ -323,18 +337,26 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
   }
   lb_buf_printf(b, "constexpr bool LB_FOLD = %s;  // scales applied per group "
                    "after the MMA\n", mode == DQ_F32 ? "false" : "true");
-  lb_buf_puts(b, "// Per group: S and C for the fold, or s2 and b2 for "
-                 "dequantizing before the MMA.\n"
+  lb_buf_printf(b, "// Classes of code rows: 0, the A value is base + q; 1, "
+                   "base + 16 q.\n"
+                   "constexpr int LB_CLS = %d;\n"
+                   "__device__ __forceinline__ constexpr int lb_cls(int i) { "
+                   "return (0x%08xu >> i) & 1u; }\n",
+                cls16 ? 2 : 1, clsbits);
+  lb_buf_puts(b, "// Per group: S and C (per class) for the fold, or s2 and b2 "
+                 "for dequantizing before the MMA.\n"
                  "__device__ __forceinline__ void lb_group(float s, float o, "
-                 "float &S, float &C,\n"
+                 "float &S, float (&C)[2],\n"
                  "                                         unsigned &s2, "
                  "unsigned &b2) {\n");
   if (mode == DQ_F32)
-    lb_buf_puts(b, "  S = 1.f;\n  C = 0.f;\n  s2 = __float_as_uint(s);\n"
+    lb_buf_puts(b, "  S = 1.f;\n  C[0] = C[1] = 0.f;\n"
+                   "  s2 = __float_as_uint(s);\n"
                    "  b2 = __float_as_uint(o);\n}\n");
   else
-    lb_buf_printf(b, "  S = s;\n  C = o - %d.0f * s;\n  (void)s2; (void)b2;\n"
-                     "}\n", base + off);
+    lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n"
+                     "  C[1] = o - %d.0f * s;\n  (void)s2; (void)b2;\n"
+                     "}\n", base + off, base / 16 + off);
   lb_buf_puts(b, "// The A register of two codes.\n"
                  "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
                  "unsigned s2, unsigned b2) {\n");

@@ -180,6 +180,35 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
   return lb_pair(a, b, i);
 }
 
+// Two sums of x times the A operand, so that consecutive MMAs do not
+// wait on each other: one per class of code row where there are two
+// classes, else one per half of a code row.
+__device__ __forceinline__ constexpr int lb_acc(int i, int h) {
+  return LB_CLS == 2 ? lb_cls(i) : h;
+}
+
+// The fold of one group into yacc, sums cleared for the next:
+//   sum x w = S (aw_0 + aw_1 / 16) + C_0 ax_0 + C_1 ax_1 with two classes
+// (class 1 rows hold base + 16 q, hence the 1/16 and their own C), else
+//   sum x w = S (aw_0 + aw_1) + C_0 ax_0.
+__device__ __forceinline__ void lb_fold(float (&yacc)[4], float (&aw)[2][4],
+                                        float (&ax)[LB_CLS][4],
+                                        const float (&S)[2],
+                                        const float (&C)[2][2]) {
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const int r = j >> 1;
+    if (LB_CLS == 2)
+      yacc[j] += S[r] * aw[0][j] + (S[r] * 0.0625f) * aw[1][j] +
+                 C[r][0] * ax[0][j] + C[r][1] * ax[LB_CLS - 1][j];
+    else
+      yacc[j] += S[r] * (aw[0][j] + aw[1][j]) + C[r][0] * ax[0][j];
+    aw[0][j] = aw[1][j] = 0.f;
+#pragma unroll
+    for (int c = 0; c < LB_CLS; c++) ax[c][j] = 0.f;
+  }
+}
+
 template <int SPLIT, int STAGES, bool XS>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
@@ -253,14 +282,18 @@ __device__ __forceinline__ void lb_gemv(
       XS ? (const lb_act_t *)(xres + min(g, m - 1) * LB_XROWB) + 8 * t
          : x + min(g, m - 1) * LB_K + 8 * t;
 
-  // aw: this group's sum of x times the A operand, in two halves so
-  // that consecutive MMAs do not wait on each other; ax: its sum of x
-  // (an MMA against ones), for the zero-point part of the fold; yacc: the
-  // folded result.  Fragment j holds (row g, x row 2t), (g, 2t+1),
-  // (g+8, 2t), (g+8, 2t+1).
-  float aw[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-  float ax[4] = {0.f, 0.f, 0.f, 0.f}, yacc[4] = {0.f, 0.f, 0.f, 0.f};
-  float S[2] = {0.f, 0.f}, C[2] = {0.f, 0.f};
+  // aw: this group's sums of x times the A operand (lb_acc); ax: its sum
+  // of x per class (an MMA against ones), for the base and zero-point
+  // part of the fold; yacc: the folded result.
+  // Fragment j holds (row g, x row 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+  float aw[2][4], ax[LB_CLS][4], yacc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    aw[0][j] = aw[1][j] = 0.f;
+#pragma unroll
+    for (int c = 0; c < LB_CLS; c++) ax[c][j] = 0.f;
+  }
+  float S[2] = {0.f, 0.f}, C[2][2] = {{0.f, 0.f}, {0.f, 0.f}};
   unsigned s2[2] = {0u, 0u}, b2[2] = {0u, 0u};
   lb_rowtile cur[2], nxt[2];
   // Activation chunks alternate between two buffers; with an even number
@@ -343,37 +376,27 @@ __device__ __forceinline__ void lb_gemv(
         }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-          lb_mma(aw[h], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
+          lb_mma(aw[lb_acc(i, h)], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
                  lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
                  h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
           if (LB_FOLD)
-            lb_mma(ax, LB_ONES, LB_ONES, LB_ONES, LB_ONES,
+            lb_mma(ax[lb_cls(i)], LB_ONES, LB_ONES, LB_ONES, LB_ONES,
                    h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
         }
         // Fold where the group ends: at its last row, or the tile's end
         // (a warp's tiles are not contiguous in K).  Per channel, once.
         const bool last = i + 1 == LB_CODES ||
                           lb_gfirst(lb_gslot(i + 1)) == i + 1;
-        if (!LB_CHANNEL && last) {
-#pragma unroll
-          for (int j = 0; j < 4; j++) {
-            yacc[j] += S[j >> 1] * (aw[0][j] + aw[1][j]) + C[j >> 1] * ax[j];
-            aw[0][j] = aw[1][j] = ax[j] = 0.f;
-          }
-        }
+        if (!LB_CHANNEL && last) lb_fold(yacc, aw, ax, S, C);
       }
     }
     if (LB_NCH & 1) xb[0] = xb[1];   // odd chunk count: next tile's first
     xt = xnext;
     left = lnext;
   }
-  if (LB_CHANNEL) {
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      yacc[j] = S[j >> 1] * (aw[0][j] + aw[1][j]) + C[j >> 1] * ax[j];
-  }
+  if (LB_CHANNEL) lb_fold(yacc, aw, ax, S, C);
 
   // Sum the SPLIT parts of each channel group, then store.
   if (SPLIT > 1) {
