@@ -66,8 +66,10 @@ static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
       cfg->split = v;
     else if (!strcmp(key, "stages") && v >= 1 && v <= 8)
       cfg->stages = v;
-    else if (!strcmp(key, "minb") && v >= 1 && v <= 4)
+    else if (!strcmp(key, "minb") && v >= 1 && v <= 8)
       cfg->minb = v;
+    else if (!strcmp(key, "xminb") && v >= 1 && v <= 8)
+      cfg->xminb = v;
     e += used;
     if (*e == ',') e++;
   }
@@ -126,6 +128,7 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   /* Two blocks per SM (128 registers) fit when a tile needs few scale
   ** slots and one word per lane; more state would spill. */
   cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
+  cfg->xminb = cfg->minb;
   /* Split K until the warps fill the GPU, but keep at least two tiles
   ** per warp and the warps of a channel group in one block.  Two blocks
   ** per SM: no more warps than one wave holds, so that each warp streams
@@ -483,7 +486,8 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
       "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m);\n}\n",
-      cfg->minb, xs ? LB_KERNEL_XS : LB_KERNEL, cfg->split, cfg->stages,
+      xs ? cfg->xminb : cfg->minb, xs ? LB_KERNEL_XS : LB_KERNEL,
+      cfg->split, cfg->stages,
       xs ? "true" : "false");
   }
 }

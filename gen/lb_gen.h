@@ -25,6 +25,7 @@ typedef struct lb_gemv_cfg {
   int warps;    /* warps per block */
   int split;    /* warps sharing one 16-channel group's tiles */
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
+  int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes: rings and resident scales */

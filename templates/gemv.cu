@@ -317,12 +317,15 @@ __device__ __forceinline__ void lb_gemv(
     lb_cp_wait<STAGES>();
     __syncthreads();
   }
+  // Scales and activations in registers, a tile or a chunk ahead, only
+  // where they come from global memory.
   if (part < tiles) {
     const bool full = LB_K % LB_TILE == 0 || left >= LB_TILE;
+    if (!LB_SRES)
 #pragma unroll
-    for (int r = 0; r < 2; r++)
-      lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
-    lb_load_x<XS>(xb[0], xt, 0, left);
+      for (int r = 0; r < 2; r++)
+        lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
+    if (!XS) lb_load_x<XS>(xb[0], xt, 0, left);
   }
   int stage = 0;
   for (int tile = part; tile < tiles; tile += SPLIT) {
@@ -333,11 +336,12 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
+      if (!LB_SRES)
 #pragma unroll
-      for (int j = 0; j < LB_GPT; j++) {
-        cur[r].s[j] = nxt[r].s[j];
-        cur[r].z[j] = nxt[r].z[j];
-      }
+        for (int j = 0; j < LB_GPT; j++) {
+          cur[r].s[j] = nxt[r].s[j];
+          cur[r].z[j] = nxt[r].z[j];
+        }
     }
     // The tile is in registers: once every lane has read it, its stage
     // takes the tile STAGES ahead, so STAGES tiles stay in flight.
@@ -350,7 +354,8 @@ __device__ __forceinline__ void lb_gemv(
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
     const int next = tile + SPLIT;
-    if (next < tiles) {
+    const bool full = LB_K % LB_TILE == 0 || left >= LB_TILE;
+    if (!LB_SRES && next < tiles) {
       const bool full = LB_K % LB_TILE == 0 || lnext >= LB_TILE;
 #pragma unroll
       for (int r = 0; r < 2; r++)
@@ -358,20 +363,32 @@ __device__ __forceinline__ void lb_gemv(
     }
 #pragma unroll
     for (int ch = 0; ch < LB_NCH; ch++) {
-      const lb_xchunk &xc = xb[ch & 1];
-      if (ch + 1 < LB_NCH)
+      if (!XS && ch + 1 < LB_NCH)
         lb_load_x<XS>(xb[(ch + 1) & 1], xt, ch + 1, left);
-      else if (next < tiles)
+      else if (!XS && next < tiles)
         lb_load_x<XS>(xb[(ch + 1) & 1], xnext, 0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
+        // This code row's activations: from shared memory as they are
+        // needed (zero past K), or from the chunk loaded ahead.
+        lb_u4 xv = xb[ch & 1].v[rr];
+        if (XS) {
+          xv = lb_u4{0u, 0u, 0u, 0u};
+          if (LB_K % LB_TILE == 0 || 32 * i < left)
+            xv = lb_ld_act8<XS>(xt + 32 * i);
+        }
         if (lb_gfirst(lb_gslot(i)) == i) {   // a group starts at this row
+          const int j = lb_gslot(i);
+          const int gi = full ? lb_slot_group(tile, j)
+                              : lb_group_of(tile * LB_TILE + 32 * i, ngroups);
 #pragma unroll
           for (int r = 0; r < 2; r++) {
-            const float s = lb_scale_f32(cur[r].s[lb_gslot(i)]);
-            lb_group(s, lb_offset(s, cur[r].z[lb_gslot(i)]), S[r], C[r], s2[r],
-                     b2[r]);
+            const lb_scale_t sv = LB_SRES ? srow[r][gi] : cur[r].s[j];
+            const lb_zero_t zv = !LB_ZEROS ? lb_zero_t(0)
+                                 : LB_SRES ? zrow[r][gi] : cur[r].z[j];
+            const float s = lb_scale_f32(sv);
+            lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
         }
 #pragma unroll
@@ -380,10 +397,10 @@ __device__ __forceinline__ void lb_gemv(
                  lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
                  lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
                  lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
-                 h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
+                 h ? xv.z : xv.x, h ? xv.w : xv.y);
           if (LB_FOLD)
             lb_mma(ax[lb_cls(i)], LB_ONES, LB_ONES, LB_ONES, LB_ONES,
-                   h ? xc.v[rr].z : xc.v[rr].x, h ? xc.v[rr].w : xc.v[rr].y);
+                   h ? xv.z : xv.x, h ? xv.w : xv.y);
         }
         // Fold where the group ends: at its last row, or the tile's end
         // (a warp's tiles are not contiguous in K).  Per channel, once.
@@ -392,7 +409,7 @@ __device__ __forceinline__ void lb_gemv(
         if (!LB_CHANNEL && last) lb_fold(yacc, aw, ax, S, C);
       }
     }
-    if (LB_NCH & 1) xb[0] = xb[1];   // odd chunk count: next tile's first
+    if (!XS && (LB_NCH & 1)) xb[0] = xb[1];  // odd chunk count: next tile's
     xt = xnext;
     left = lnext;
   }
