@@ -190,9 +190,14 @@ static int cmd_compile(const args *a) {
                       "finishes it)" : "CUBIN",
            info.warnings);
     if (!info.ptx) {
-      int regs, spill;
-      lb_log_resources(log, "lb_gemv", &regs, &spill);
-      printf("  lb_gemv: %d registers, %d bytes spilled\n", regs, spill);
+      static const char *const fns[] = {"lb_gemv", "lb_gemv_xs"};
+      int regs, spill, f;
+      for (f = 0; f < 2; f++) {
+        lb_log_resources(log, fns[f], &regs, &spill);
+        if (regs >= 0)
+          printf("  %s: %d registers, %d bytes spilled\n", fns[f], regs,
+                 spill);
+      }
     }
     if (info.warnings) {
       printf("%s", log ? log : "");

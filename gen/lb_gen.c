@@ -356,10 +356,13 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
     lb_buf_puts(b, "  S = 1.f;\n  C[0] = C[1] = 0.f;\n"
                    "  s2 = __float_as_uint(s);\n"
                    "  b2 = __float_as_uint(o);\n}\n");
-  else
+  else if (cls16)
     lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n"
                      "  C[1] = o - %d.0f * s;\n  (void)s2; (void)b2;\n"
                      "}\n", base + off, base / 16 + off);
+  else
+    lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n  C[1] = 0.f;\n"
+                     "  (void)s2; (void)b2;\n}\n", base + off);
   lb_buf_puts(b, "// The A register of two codes.\n"
                  "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
                  "unsigned s2, unsigned b2) {\n");
