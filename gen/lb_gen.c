@@ -70,6 +70,8 @@ static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
       cfg->minb = v;
     else if (!strcmp(key, "xminb") && v >= 1 && v <= 8)
       cfg->xminb = v;
+    else if (!strcmp(key, "xres") && v >= 0 && v <= 160)
+      cfg->xres = v * 1024;
     e += used;
     if (*e == ',') e++;
   }
@@ -99,7 +101,7 @@ static void plan_resident(const lb_recipe *r, int k, lb_gemv_cfg *cfg,
   cfg->smem = cfg->warps * cfg->stages * stage +
               rows * cfg->srowb * (r->zeros ? 2 : 1);
   cfg->xrowb = (k * lb_dtype_size(r->act) + 127) / 128 * 128 + 64;
-  cfg->xs_m = LB_XRES_KB * 1024 / cfg->xrowb;
+  cfg->xs_m = cfg->xres / cfg->xrowb;
   if (cfg->xs_m > LB_MAX_M) cfg->xs_m = LB_MAX_M;
 }
 
@@ -129,6 +131,7 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   ** slots and one word per lane; more state would spill. */
   cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
   cfg->xminb = cfg->minb;
+  cfg->xres = LB_XRES_KB * 1024;
   /* Split K until the warps fill the GPU, but keep at least two tiles
   ** per warp and the warps of a channel group in one block.  Two blocks
   ** per SM: no more warps than one wave holds, so that each warp streams

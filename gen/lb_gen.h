@@ -31,7 +31,8 @@ typedef struct lb_gemv_cfg {
   int smem;     /* dynamic shared memory bytes: rings and resident scales */
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
   int xrowb;    /* resident x: bytes per padded row of activations */
-  int xs_m;     /* largest m whose x fits (LB_XRES_KB); 0: no resident x */
+  int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
+  int xs_m;     /* largest m whose x fits xres; 0: no resident x */
 } lb_gemv_cfg;
 
 void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
