@@ -1,8 +1,9 @@
 /*
 ** lb_gen.c: emit the recipe-specific prelude, join it with the skeleton
 ** from templates/, and emit the entry points with their launch shapes.
-** The output is deterministic: it depends on the recipe, n, k and sms only
-** (the file's base name appears in comments, never a time or a full path).
+** The output is deterministic: it depends on the recipe, n, k and sms only,
+** and on LOWBIT_PLAN where that is set (the file's base name appears in
+** comments, never a time or a full path).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,29 +53,44 @@ static slots slots_of(const lb_recipe *r, const lb_layout *lay) {
   return s;
 }
 
-/* LOWBIT_PLAN="warps=8,split=4,stages=2,minb=2" replaces planned values
-** (for tuning; malformed or out-of-range entries are ignored). */
+/* LOWBIT_PLAN="warps=8,split=4,stages=2" replaces planned values, for
+** tuning.  Entries are comma-separated key=value; a malformed entry, an
+** unknown key or a value out of range is skipped.  The ring is then cut
+** back (stages first, then warps) to fit LB_RING_KB. */
 static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
   const char *e = getenv("LOWBIT_PLAN");
-  char key[16];
-  int v, used;
   if (e == NULL) return;
-  while (sscanf(e, " %15[a-z] = %d%n", key, &v, &used) == 2) {
-    if (!strcmp(key, "warps") && (v == 1 || v == 2 || v == 4 || v == 8))
-      cfg->warps = v;
-    else if (!strcmp(key, "split") && v >= 1 && v <= 8 && !(v & (v - 1)))
-      cfg->split = v;
-    else if (!strcmp(key, "stages") && v >= 1 && v <= 8)
-      cfg->stages = v;
-    else if (!strcmp(key, "minb") && v >= 1 && v <= 8)
-      cfg->minb = v;
-    else if (!strcmp(key, "xminb") && v >= 1 && v <= 8)
-      cfg->xminb = v;
-    else if (!strcmp(key, "xres") && v >= 0 && v <= 160)
-      cfg->xres = v * 1024;
-    e += used;
+  cfg->tuned = 1;
+  while (*e) {
+    char key[16], *end;
+    size_t n = strcspn(e, "=,");
+    long v;
+    if (e[n] == '=' && n > 0 && n < sizeof key) {
+      memcpy(key, e, n);
+      key[n] = '\0';
+      v = strtol(e + n + 1, &end, 10);
+      if (end != e + n + 1 && (*end == ',' || *end == '\0')) {
+        if (!strcmp(key, "warps") && (v == 1 || v == 2 || v == 4 || v == 8))
+          cfg->warps = (int)v;
+        else if (!strcmp(key, "split") && v >= 1 && v <= 8 && !(v & (v - 1)))
+          cfg->split = (int)v;
+        else if (!strcmp(key, "stages") && v >= 1 && v <= 8)
+          cfg->stages = (int)v;
+        else if (!strcmp(key, "minb") && v >= 1 && v <= 8)
+          cfg->minb = (int)v;
+        else if (!strcmp(key, "xminb") && v >= 1 && v <= 8)
+          cfg->xminb = (int)v;
+        else if (!strcmp(key, "xres") && v >= 0 && v <= 160)
+          cfg->xres = (int)v * 1024;
+      }
+    }
+    e += strcspn(e, ",");
     if (*e == ',') e++;
   }
+  while (cfg->stages > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
+    cfg->stages--;
+  while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
+    cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
@@ -132,6 +148,7 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
   cfg->xminb = cfg->minb;
   cfg->xres = LB_XRES_KB * 1024;
+  cfg->tuned = 0;
   /* Split K until the warps fill the GPU, but keep at least two tiles
   ** per warp and the warps of a channel group in one block.  Two blocks
   ** per SM: no more warps than one wave holds, so that each warp streams
@@ -310,9 +327,10 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
                    "  asm(\"lop3.b32 %%0, %%1, %%2, %%3, 0xea;\" : \"=r\"(d) : "
                    "\"r\"(a), \"r\"(m), \"r\"(c));\n  return d;\n}\n");
   lb_buf_printf(b, "// Code i of lanes a and b as a pair: a's in bits 0..%d, "
-                   "b's in bits 16..%d%s.\n",
+                   "b's in bits 16..%d%s%s.\n",
                 lay.bits - 1, 15 + lay.bits,
-                mode == DQ_F32 ? "" : ", OR-ed into the mantissa of the base");
+                mode == DQ_F32 ? "" : ", OR-ed into the mantissa of the base",
+                cls16 ? " (class 1 codes: bits 4.. and 20..)" : "");
   lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair(const unsigned "
                  "(&a)[LB_WORDS], const unsigned (&b)[LB_WORDS], int i) {\n");
   if (fast) {
@@ -477,7 +495,7 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   int xs;
   lb_buf_printf(b,
-    "\n// Entry points (minBlocksPerSM %d: %s).\n"
+    "\n// Entry points (lb_gemv minBlocksPerSM %d: %s).\n"
     "// lb_gemv_xs keeps x in shared memory, for m up to %d; lb_gemv reads "
     "it from global memory.\n",
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
@@ -524,6 +542,17 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, base_name(r->file), base_name(r->file), n, k, sms, n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
+  if (cfg.tuned) {   /* name the override; no newline or backslash may end
+                     ** the comment early or continue it */
+    const char *e = getenv("LOWBIT_PLAN");
+    char t[101];
+    size_t i, j = 0;
+    for (i = 0; e && e[i] && j < sizeof t - 1; i++)
+      if (e[i] >= ' ' && e[i] <= '~' && e[i] != '\\' && e[i] != '"')
+        t[j++] = e[i];
+    t[j] = '\0';
+    lb_buf_printf(&b, "// Plan changed by LOWBIT_PLAN=\"%s\".\n\n", t);
+  }
   emit_types(&b, r);
   emit_weights(&b, r);
   emit_pairs(&b, r);

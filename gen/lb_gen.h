@@ -7,7 +7,7 @@
 #include "lb_recipe.h"
 
 #define LB_WARPS 8       /* warps per GEMV block, at most */
-#define LB_RING_KB 88    /* shared-memory ring per block (sm_86 opt-in: 99) */
+#define LB_RING_KB 88    /* rings and resident scales per block (sm_86 opt-in: 99) */
 #ifndef LB_MAX_STAGES
 #define LB_MAX_STAGES 1  /* ring depth limit: measured fastest on H100 (a build-time knob) */
 #endif
@@ -32,6 +32,7 @@ typedef struct lb_gemv_cfg {
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
   int xrowb;    /* resident x: bytes per padded row of activations */
   int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
+  int tuned;    /* LOWBIT_PLAN changed the plan */
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
 } lb_gemv_cfg;
 

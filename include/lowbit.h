@@ -87,8 +87,8 @@ typedef struct lb_compile_info {
   int cache;          /* 0 compiled, 1 memory cache, 2 disk cache */
   int arch;           /* e.g. 90 */
   int ptx;            /* 1 when loaded as PTX (NVRTC did not know the arch) */
-  int regs;           /* registers per thread of the kernel */
-  int spill;          /* its spill-store bytes (0 is the goal) */
+  int regs;           /* registers per thread, the larger of the two kernels */
+  int spill;          /* spill-store bytes, the larger of the two (0 is the goal) */
 } lb_compile_info;
 
 lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,

@@ -262,6 +262,15 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
                CUDA_SUCCESS)
         /* a part with less shared memory: x stays in global memory */
         op->fn_xs = NULL;
+      else {   /* info: the larger of the two kernels' registers, spills */
+        int xregs = -1, xspill = -1;
+        lb_log_resources(mod->log, LB_KERNEL_XS, &regs, &xspill);
+        if (c->cu->FuncGetAttribute(&xregs, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                    op->fn_xs) == CUDA_SUCCESS &&
+            xregs > op->info.regs)
+          op->info.regs = xregs;
+        if (xspill > op->info.spill) op->info.spill = xspill;
+      }
     }
   }
   leave(&s);

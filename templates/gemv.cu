@@ -38,10 +38,10 @@ struct lb_u4 { unsigned x, y, z, w; };
 template <bool XS>
 __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
   lb_u4 v;
-  if (XS)
-    asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "r"((unsigned)__cvta_generic_to_shared(p)));
+  if (XS)   // volatile: stays after the wait for the copy that filled it
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"((unsigned)__cvta_generic_to_shared(p)));
   else
     asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
@@ -61,7 +61,7 @@ __device__ __forceinline__ void lb_cp_commit() {
 }
 template <int N>
 __device__ __forceinline__ void lb_cp_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N));
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 // What the whole block reads, copied once when it starts: rows of
@@ -180,9 +180,10 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
   return lb_pair(a, b, i);
 }
 
-// Two sums of x times the A operand, so that consecutive MMAs do not
-// wait on each other: one per class of code row where there are two
-// classes, else one per half of a code row.
+// Two sums of x times the A operand: one per class of code row where
+// there are two classes (then the halves of a row go to one sum, and
+// rows of the other class fill the gap), else one per half of a code row,
+// so that the two MMAs of a row do not wait on each other.
 __device__ __forceinline__ constexpr int lb_acc(int i, int h) {
   return LB_CLS == 2 ? lb_cls(i) : h;
 }
@@ -224,8 +225,9 @@ __device__ __forceinline__ void lb_gemv(
   constexpr int tiles = (LB_K + LB_TILE - 1) / LB_TILE;
   constexpr int roww = tiles * 32 * LB_WORDS;  // words per channel
   constexpr int ngroups = lb_groups(LB_K);
-  // Rows past n exist only in the last block when 16 does not divide n.
-  constexpr bool NFULL = LB_N % 16 == 0;
+  // Rows past n exist only in the last block, and only when its channel
+  // groups do not divide n.
+  constexpr bool NFULL = LB_N % (16 * GROUPS) == 0;
 
   // Rows past n repeat the last one: loads stay in bounds, the loop stays
   // uniform, and their results are never stored.

@@ -71,7 +71,13 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     GCHECK(0, "device allocation failed");
     goto done;
   }
-  cudaMemset(dy, 0xff, c.y_bytes + GUARD);   /* NaN in every float type */
+  /* NaN in every float type; finished before the launch, which may be on
+  ** a stream that does not wait for the legacy stream */
+  if (cudaMemset(dy, 0xff, c.y_bytes + GUARD) != cudaSuccess ||
+      cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "poisoning y failed");
+    goto done;
+  }
   if (lb_op_create(ctx, r, n, k, &op) != LB_OK) {
     GCHECK(0, "lb_op_create n=%d k=%d: %s", n, k, lb_errmsg());
     goto done;
@@ -160,8 +166,11 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   g = r->group ? r->group : 32;
   {
     /* K = group, N not a multiple of any block, K off the tile, large */
-    const int shapes[][2] = {{g, 1}, {g, 7}, {g, 33}, {3 * g, 257},
-                             {4096, 300}, {8192 + g, 1000}};
+    /* N: below, at and past one channel group; not a multiple of 16; a
+    ** multiple of 16 but not of a block's channels (16, 48, 4112) */
+    const int shapes[][2] = {{g, 1}, {g, 7}, {g, 16}, {g, 33}, {2 * g, 48},
+                             {3 * g, 257}, {4096, 300}, {8192 + g, 1000},
+                             {4096, 4112}};
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
       double worst = 0, worst_rel = 0;
       for (m = 1; m <= 8; m++) {
