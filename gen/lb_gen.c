@@ -458,12 +458,9 @@ static void emit_scales(lb_buf *b, const lb_recipe *r) {
                    "// Group of slot j of a tile that lies inside k.\n"
                    "__device__ __forceinline__ int lb_slot_group(int tile, int j) "
                    "{\n  (void)tile; (void)j;\n  return %s;\n}\n"
-                   "constexpr bool LB_ZEROS = %s;\n"
-                   "constexpr bool LB_CHANNEL = %s;  // one group: fold once, "
-                   "at the end\n",
+                   "constexpr bool LB_ZEROS = %s;\n",
                 lay.tile, sl.gpt, sl.gpt, sl.slot, sl.first, sl.group,
-                r->zeros ? "true" : "false",
-                r->group ? "false" : "true");
+                r->zeros ? "true" : "false");
   lb_buf_printf(b, "// dequant \"%s\" (line %d) as w = q * s + b, b per "
                    "group:\n"
                    "__device__ __forceinline__ float lb_offset(float s, "

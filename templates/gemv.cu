@@ -405,17 +405,19 @@ __device__ __forceinline__ void lb_gemv(
                    h ? xv.z : xv.x, h ? xv.w : xv.y);
         }
         // Fold where the group ends: at its last row, or the tile's end
-        // (a warp's tiles are not contiguous in K).  Per channel, once.
+        // (a warp's tiles are not contiguous in K).  Per-channel scales
+        // fold at every tile's end too: the sums hold base * sum x, which
+        // the fold cancels, and over all of K they would lose the bits of
+        // a small result (f32 has 24).
         const bool last = i + 1 == LB_CODES ||
                           lb_gfirst(lb_gslot(i + 1)) == i + 1;
-        if (!LB_CHANNEL && last) lb_fold(yacc, aw, ax, S, C);
+        if (last) lb_fold(yacc, aw, ax, S, C);
       }
     }
     if (!XS && (LB_NCH & 1)) xb[0] = xb[1];  // odd chunk count: next tile's
     xt = xnext;
     left = lnext;
   }
-  if (LB_CHANNEL) lb_fold(yacc, aw, ax, S, C);
 
   // Sum the SPLIT parts of each channel group, then store.
   if (SPLIT > 1) {

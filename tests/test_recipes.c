@@ -81,12 +81,15 @@ static void one(const char *path) {
 
 int main(int argc, char **argv) {
   char *names[256];
-  int n = argc == 2 ? lb_test_lua_files(argv[1], names, 256) : -1, i;
-  if (n < 0) {
-    fprintf(stderr, "usage: test_recipes RECIPE_DIR\n");
+  /* a directory with fewer recipes than expected is a failure, not a pass */
+  int least = argc == 3 ? atoi(argv[2]) : 5;
+  int n = argc == 2 || argc == 3 ? lb_test_lua_files(argv[1], names, 256) : -1;
+  int i;
+  if (n < 0 || least < 1) {
+    fprintf(stderr, "usage: test_recipes RECIPE_DIR [AT_LEAST]\n");
     return 2;
   }
-  if (n < 5) {
+  if (n < least) {
     printf("FAIL: only %d recipes in %s\n", n, argv[1]);
     failures++;
   }

@@ -5,7 +5,8 @@
 #
 #   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
 #
-# OUTDIR receives ctest.log, gpu.log, bench.log, results.csv, results.json
+# OUTDIR receives ctest.log, gpu.log, gpu-stress.log, bench.log, results.csv,
+# results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
 # Where Lua is not installed, put its headers and liblua5.4.a under .lua/
@@ -33,6 +34,9 @@ export LOWBIT_CACHE_DIR=$build/kernel-cache
 ctest_rc=$?
 "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1
 gpu_rc=$?
+# Stress recipes, one warp over all of K (the fold's precision).
+LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
+  >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
@@ -42,5 +46,6 @@ sed -n '/^recipe /,$p' "$out/bench.log"
 echo
 printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)")"
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
+printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
 [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ]
