@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lb_bench.h"
+#include "lb_gen.h"
 #include "lb_nvrtc.h"
 #include "lowbit.h"
 
@@ -190,7 +191,7 @@ static int cmd_compile(const args *a) {
                       "finishes it)" : "CUBIN",
            info.warnings);
     if (!info.ptx) {
-      static const char *const fns[] = {"lb_gemv", "lb_gemv_xs"};
+      static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS};
       int regs, spill, f;
       for (f = 0; f < 2; f++) {
         lb_log_resources(log, fns[f], &regs, &spill);

@@ -53,14 +53,12 @@ static slots slots_of(const lb_recipe *r, const lb_layout *lay) {
   return s;
 }
 
-/* LOWBIT_PLAN="warps=8,split=4,stages=2" replaces planned values, for
-** tuning.  Entries are comma-separated key=value; a malformed entry, an
+/* tune (LOWBIT_PLAN, e.g. "warps=8,split=4,stages=2") replaces planned
+** values.  Entries are comma-separated key=value; a malformed entry, an
 ** unknown key or a value out of range is skipped.  The ring is then cut
 ** back (stages first, then warps) to fit LB_RING_KB. */
-static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
-  const char *e = getenv("LOWBIT_PLAN");
+static void plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
   if (e == NULL) return;
-  cfg->tuned = 1;
   while (*e) {
     char key[16], *end;
     size_t n = strcspn(e, "=,");
@@ -92,8 +90,6 @@ static void plan_override(lb_gemv_cfg *cfg, int groups, int stage) {
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
-  cfg->grid = (groups + cfg->warps / cfg->split - 1) /
-              (cfg->warps / cfg->split);
 }
 
 /* What a block keeps in shared memory besides its rings.  Scales and
@@ -106,23 +102,21 @@ static void plan_resident(const lb_recipe *r, int k, lb_gemv_cfg *cfg,
                           int stage) {
   int rowb = (r->group ? k / r->group : 1) * lb_dtype_size(r->sdtype);
   int zrowb = (r->group ? k / r->group : 1) * lb_dtype_size(r->zdtype);
-  int rows = 16 * cfg->warps / cfg->split, bytes;
+  int rows = 16 * cfg->warps / cfg->split, arrays = r->zeros ? 2 : 1;
+  int ring = cfg->warps * cfg->stages * stage;
   cfg->srowb = 0;
-  if (rowb % 16 == 0 && (!r->zeros || zrowb == rowb)) {
-    bytes = rows * (rowb + 16) * (r->zeros ? 2 : 1);
-    if (bytes <= LB_SRES_KB * 1024 &&
-        cfg->warps * cfg->stages * stage + bytes <= LB_RING_KB * 1024)
-      cfg->srowb = rowb + 16;
-  }
-  cfg->smem = cfg->warps * cfg->stages * stage +
-              rows * cfg->srowb * (r->zeros ? 2 : 1);
+  if (rowb % 16 == 0 && (!r->zeros || zrowb == rowb) &&
+      rows * (rowb + 16) * arrays <= LB_SRES_KB * 1024 &&
+      ring + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
+    cfg->srowb = rowb + 16;
+  cfg->smem = ring + rows * cfg->srowb * arrays;
   cfg->xrowb = (k * lb_dtype_size(r->act) + 127) / 128 * 128 + 64;
   cfg->xs_m = cfg->xres / cfg->xrowb;
   if (cfg->xs_m > LB_MAX_M) cfg->xs_m = LB_MAX_M;
 }
 
-void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
-                  lb_gemv_cfg *cfg) {
+static void plan(const lb_recipe *r, int n, int k, int sms, const char *tune,
+                 lb_gemv_cfg *cfg) {
   lb_layout lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage;
   lb_layout_of(r, &lay);
@@ -142,13 +136,11 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
   cfg->warps = warps;
   cfg->stages = LB_RING_KB * 1024 / (warps * stage);
   if (cfg->stages > LB_MAX_STAGES) cfg->stages = LB_MAX_STAGES;
-  cfg->smem = warps * cfg->stages * stage;
   /* Two blocks per SM (128 registers) fit when a tile needs few scale
   ** slots and one word per lane; more state would spill. */
   cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
   cfg->xminb = cfg->minb;
   cfg->xres = LB_XRES_KB * 1024;
-  cfg->tuned = 0;
   /* Split K until the warps fill the GPU, but keep at least two tiles
   ** per warp and the warps of a channel group in one block.  Two blocks
   ** per SM: no more warps than one wave holds, so that each warp streams
@@ -160,8 +152,9 @@ void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
          (cfg->minb == 2 ? groups * split * 2 <= want : groups * split < want))
     split *= 2;
   cfg->split = split;
-  cfg->grid = (groups + warps / split - 1) / (warps / split);
-  plan_override(cfg, groups, stage);
+  plan_override(cfg, stage, tune);
+  cfg->grid = (groups + cfg->warps / cfg->split - 1) /
+              (cfg->warps / cfg->split);
   plan_resident(r, k, cfg, stage);
 }
 
@@ -377,13 +370,12 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
     lb_buf_puts(b, "  S = 1.f;\n  C[0] = C[1] = 0.f;\n"
                    "  s2 = __float_as_uint(s);\n"
                    "  b2 = __float_as_uint(o);\n}\n");
-  else if (cls16)
-    lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n"
-                     "  C[1] = o - %d.0f * s;\n  (void)s2; (void)b2;\n"
-                     "}\n", base + off, base / 16 + off);
-  else
-    lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n  C[1] = 0.f;\n"
-                     "  (void)s2; (void)b2;\n}\n", base + off);
+  else {   /* C[1] only where class 1 rows exist */
+    char c1[40] = "0.f";
+    if (cls16) snprintf(c1, sizeof c1, "o - %d.0f * s", base / 16 + off);
+    lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n  C[1] = %s;\n"
+                     "  (void)s2; (void)b2;\n}\n", base + off, c1);
+  }
   lb_buf_puts(b, "// The A register of two codes.\n"
                  "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
                  "unsigned s2, unsigned b2) {\n");
@@ -513,18 +505,21 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   }
 }
 
-lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
+lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
+                      lb_gemv_cfg *cfgp, char **src) {
   lb_buf b;
   lb_sizes sz;
   lb_gemv_cfg cfg;
   lb_status st;
+  /* read once: the source and the plan the runtime launches with agree */
+  const char *tune = getenv("LOWBIT_PLAN");
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
   if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
   if (sms <= 0 || sms > 1024)
     return lb_fail(LB_EARG, "lb_generate: sms = %d out of range", sms);
-  lb_gemv_plan(r, n, k, sms, &cfg);
+  plan(r, n, k, sms, tune, &cfg);
   lb_buf_init(&b);
   lb_buf_printf(&b,
     "// Generated by lowbit from recipe '%s' (%s).\n"
@@ -539,14 +534,14 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, base_name(r->file), base_name(r->file), n, k, sms, n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
-  if (cfg.tuned) {   /* name the override; no newline or backslash may end
-                     ** the comment early or continue it */
-    const char *e = getenv("LOWBIT_PLAN");
+  if (tune) {   /* name the override; no newline or backslash may end the
+                ** comment early or continue it */
     char t[101];
     size_t i, j = 0;
-    for (i = 0; e && e[i] && j < sizeof t - 1; i++)
-      if (e[i] >= ' ' && e[i] <= '~' && e[i] != '\\' && e[i] != '"')
-        t[j++] = e[i];
+    for (i = 0; tune[i] && j < sizeof t - 1; i++)
+      if (tune[i] >= ' ' && tune[i] <= '~' && tune[i] != '\\' &&
+          tune[i] != '"')
+        t[j++] = tune[i];
     t[j] = '\0';
     lb_buf_printf(&b, "// Plan changed by LOWBIT_PLAN=\"%s\".\n\n", t);
   }
@@ -556,14 +551,18 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
   emit_scales(&b, r);
   lb_buf_printf(&b,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"
-    "// in rows of %d bytes (0: read from global memory), x in rows of %d.\n"
-    "constexpr bool LB_SRES = %s;\n"
+    "// in rows of LB_SROWB bytes (0: read from global memory), x in rows of\n"
+    "// LB_XROWB.\n"
     "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n\n",
-    cfg.srowb, cfg.xrowb, cfg.srowb ? "true" : "false", cfg.srowb ? cfg.srowb : 16,
-    cfg.xrowb);
+    cfg.srowb, cfg.xrowb);
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, &cfg);
   *src = lb_buf_take(&b);
   if (*src == NULL) return lb_fail(LB_EMEM, "lb_generate: out of memory");
+  if (cfgp) *cfgp = cfg;
   return LB_OK;
+}
+
+lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
+  return lb_gen_gemv(r, n, k, sms, NULL, src);
 }

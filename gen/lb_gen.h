@@ -18,9 +18,9 @@
 #define LB_XRES_KB 32    /* a block's resident activations, at most */
 #define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
 
-/* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms)
-** alone and written into the source, so the same inputs give the same
-** bytes. */
+/* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms) and
+** LOWBIT_PLAN alone and written into the source, so the same inputs give
+** the same bytes. */
 typedef struct lb_gemv_cfg {
   int warps;    /* warps per block */
   int split;    /* warps sharing one 16-channel group's tiles */
@@ -32,12 +32,13 @@ typedef struct lb_gemv_cfg {
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
   int xrowb;    /* resident x: bytes per padded row of activations */
   int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
-  int tuned;    /* LOWBIT_PLAN changed the plan */
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
 } lb_gemv_cfg;
 
-void lb_gemv_plan(const lb_recipe *r, int n, int k, int sms,
-                  lb_gemv_cfg *cfg);
+/* lb_generate, also giving the plan the source was made for (cfg may be
+** NULL).  The plan is made once, so the two cannot disagree. */
+lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
+                      lb_gemv_cfg *cfg, char **src);
 
 #define LB_KERNEL "lb_gemv"        /* activations read from global memory */
 #define LB_KERNEL_XS "lb_gemv_xs"  /* activations kept in shared memory */

@@ -38,9 +38,8 @@ struct lb_ctx {
 struct lb_op {
   lb_ctx *c;
   const lb_cu *cu;
-  int n, k;
   int has_zeros, has_bias;
-  int out_size, scale_size, zero_size;
+  int out_size;
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
   lb_compile_info info;
@@ -201,9 +200,34 @@ static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
   return LB_OK;
 }
 
+/* Kernel `name` of the module, allowed smem bytes of dynamic shared memory
+** (the rings live there, beyond the default 48 KB); regs and spill grow
+** to its registers and spill-store bytes.  CUDA_ERROR_INVALID_VALUE from
+** the shared-memory request means the part has less of it. */
+static CUresult get_kernel(const lb_ctx *c, const lb_mod *m, const char *name,
+                           int smem, CUfunction *fn, int *regs, int *spill) {
+  CUresult rc;
+  int r = -1, s = -1, logregs, local = 0;
+  if ((rc = c->cu->ModuleGetFunction(fn, m->mod, name)) != CUDA_SUCCESS ||
+      (rc = c->cu->FuncSetAttribute(
+           *fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)) !=
+          CUDA_SUCCESS ||
+      (rc = c->cu->FuncGetAttribute(&r, CU_FUNC_ATTRIBUTE_NUM_REGS, *fn)) !=
+          CUDA_SUCCESS ||
+      (rc = c->cu->FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                                    *fn)) != CUDA_SUCCESS)
+    return rc;
+  lb_log_resources(m->log, name, &logregs, &s);
+  if (s < 0) s = local;
+  if (r > *regs) *regs = r;
+  if (s > *spill) *spill = s;
+  return CUDA_SUCCESS;
+}
+
 lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
                        lb_op **out) {
   lb_op *op;
+  lb_gemv_cfg cfg;
   lb_mod *mod = NULL;
   char *src = NULL;
   scope s;
@@ -211,7 +235,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   if (out) *out = NULL;
   if (c == NULL || r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_op_create: null argument");
-  if ((st = lb_generate(r, n, k, c->sms, &src)) != LB_OK) return st;
+  if ((st = lb_gen_gemv(r, n, k, c->sms, &cfg, &src)) != LB_OK) return st;
   dump(src, r, n, k, lb_hash_str(LB_HASH_INIT, src));
   if ((op = calloc(1, sizeof *op)) == NULL) {
     free(src);
@@ -219,58 +243,30 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   }
   op->c = c;
   op->cu = c->cu;
-  op->n = n;
-  op->k = k;
+  op->cfg = cfg;
   op->has_zeros = r->zeros;
   op->has_bias = r->bias;
   op->out_size = lb_dtype_size(r->out);
-  op->scale_size = lb_dtype_size(r->sdtype);
-  op->zero_size = lb_dtype_size(r->zdtype);
   op->info.arch = c->arch;
+  op->info.regs = op->info.spill = -1;
   if ((st = enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
   st = get_module(c, src, &mod, &op->info);
   if (st == LB_OK) {
-    CUresult rc;
-    int local = 0, regs;
-    lb_gemv_plan(r, n, k, c->sms, &op->cfg);
-    if ((rc = c->cu->ModuleGetFunction(&op->fn, mod->mod, LB_KERNEL)) !=
-            CUDA_SUCCESS ||
-        (rc = c->cu->FuncGetAttribute(&op->info.regs,
-                                      CU_FUNC_ATTRIBUTE_NUM_REGS, op->fn)) !=
-            CUDA_SUCCESS ||
-        (rc = c->cu->FuncGetAttribute(
-             &local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, op->fn)) !=
-            CUDA_SUCCESS)
+    /* info: the larger of the two kernels' registers and spills */
+    CUresult rc = get_kernel(c, mod, LB_KERNEL, cfg.smem, &op->fn,
+                             &op->info.regs, &op->info.spill);
+    if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, "lb_op_create", LB_KERNEL);
-    if (st == LB_OK) {
-      lb_log_resources(mod->log, LB_KERNEL, &regs, &op->info.spill);
-      if (op->info.spill < 0) op->info.spill = local;
-    }
-    /* the rings live in dynamic shared memory, beyond the default 48 KB */
-    if (st == LB_OK &&
-        (rc = c->cu->FuncSetAttribute(
-             op->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-             op->cfg.smem)) != CUDA_SUCCESS)
-      st = lb_cufail(rc, "lb_op_create", "cuFuncSetAttribute (shared memory)");
-    if (st == LB_OK && op->cfg.xs_m > 0) {
-      if ((rc = c->cu->ModuleGetFunction(&op->fn_xs, mod->mod,
-                                         LB_KERNEL_XS)) != CUDA_SUCCESS)
-        st = lb_cufail(rc, "lb_op_create", LB_KERNEL_XS);
-      else if ((rc = c->cu->FuncSetAttribute(
-                    op->fn_xs, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    op->cfg.smem + op->cfg.xs_m * op->cfg.xrowb)) !=
-               CUDA_SUCCESS)
-        /* a part with less shared memory: x stays in global memory */
+    else if (cfg.xs_m > 0 &&
+             (rc = get_kernel(c, mod, LB_KERNEL_XS,
+                              cfg.smem + cfg.xs_m * cfg.xrowb, &op->fn_xs,
+                              &op->info.regs, &op->info.spill)) !=
+                 CUDA_SUCCESS) {
+      /* a part with less shared memory: x stays in global memory */
+      if (rc == CUDA_ERROR_INVALID_VALUE)
         op->fn_xs = NULL;
-      else {   /* info: the larger of the two kernels' registers, spills */
-        int xregs = -1, xspill = -1;
-        lb_log_resources(mod->log, LB_KERNEL_XS, &regs, &xspill);
-        if (c->cu->FuncGetAttribute(&xregs, CU_FUNC_ATTRIBUTE_NUM_REGS,
-                                    op->fn_xs) == CUDA_SUCCESS &&
-            xregs > op->info.regs)
-          op->info.regs = xregs;
-        if (xspill > op->info.spill) op->info.spill = xspill;
-      }
+      else
+        st = lb_cufail(rc, "lb_op_create", LB_KERNEL_XS);
     }
   }
   leave(&s);
@@ -299,12 +295,20 @@ static int misaligned(const void *p, size_t a) {
 
 lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
+  /* what the block copies with 16-byte cp.async */
+  const void *const vec[4] = {x, w ? w->packed : NULL, w ? w->scales : NULL,
+                              w ? w->zeros : NULL};
+  static const char *const vname[4] = {"x", "w->packed", "w->scales",
+                                       "w->zeros"};
   const lb_gemv_cfg *cfg;
   const void *bias, *zeros;
   void *args[7];
+  CUfunction fn;
+  unsigned smem;
   CUresult rc;
   lb_status st;
   scope s;
+  int i;
   if (op == NULL || w == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
   if (m < 1 || m > LB_MAX_M)
@@ -323,14 +327,10 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   if (!op->has_bias && w->bias != NULL)
     return lb_fail(LB_EARG, "lb_op_run: w->bias is set but the recipe has "
                    "no bias (epilogue { bias = true })");
-  if (misaligned(x, 16) || misaligned(w->packed, 16))
-    return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
-                   misaligned(x, 16) ? "x" : "w->packed",
-                   misaligned(x, 16) ? x : w->packed);
-  if (misaligned(w->scales, 16) || misaligned(w->zeros, 16))
-    return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
-                   misaligned(w->scales, 16) ? "w->scales" : "w->zeros",
-                   misaligned(w->scales, 16) ? w->scales : w->zeros);
+  for (i = 0; i < 4; i++)
+    if (misaligned(vec[i], 16))
+      return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
+                     vname[i], vec[i]);
   if (misaligned(y, (size_t)op->out_size) ||
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
@@ -348,16 +348,12 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  if (op->fn_xs != NULL && m <= cfg->xs_m)
-    rc = op->cu->LaunchKernel(op->fn_xs, (unsigned)cfg->grid, 1, 1,
-                              (unsigned)cfg->warps * 32, 1, 1,
-                              (unsigned)(cfg->smem + m * cfg->xrowb),
-                              (CUstream)stream, args, NULL);
-  else
-    rc = op->cu->LaunchKernel(op->fn, (unsigned)cfg->grid, 1, 1,
-                              (unsigned)cfg->warps * 32, 1, 1,
-                              (unsigned)cfg->smem, (CUstream)stream, args,
-                              NULL);
+  /* x in shared memory where its m rows fit */
+  fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
+  smem = (unsigned)(cfg->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
+  rc = op->cu->LaunchKernel(fn, (unsigned)cfg->grid, 1, 1,
+                            (unsigned)cfg->warps * 32, 1, 1, smem,
+                            (CUstream)stream, args, NULL);
   leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
   return LB_OK;

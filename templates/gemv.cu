@@ -105,18 +105,28 @@ struct lb_rowtile {
   lb_zero_t z[LB_GPT];
 };
 
-// A tile inside k ("full") needs no clamp and its slots are at fixed
-// offsets from the first; only the last tile of a K that is not a
-// multiple of the tile takes the general path.
+// left: k-values from a tile's start to the end of K.  A tile inside K
+// ("full") needs no clamp and its slots are at fixed offsets from the
+// first; only the last tile of a K that is not a multiple of the tile
+// takes the general path.
+__device__ __forceinline__ bool lb_full(int left) {
+  return LB_K % LB_TILE == 0 || left >= LB_TILE;
+}
+
+// The group of slot j of a tile.
+__device__ __forceinline__ int lb_slot_index(int tile, int j, bool full) {
+  return full ? lb_slot_group(tile, j)
+              : lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j),
+                            lb_groups(LB_K));
+}
+
 __device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
                                                const lb_scale_t *srow,
                                                const lb_zero_t *zrow, int tile,
-                                               bool full, int ngroups) {
+                                               bool full) {
 #pragma unroll
   for (int j = 0; j < LB_GPT; j++) {
-    const int gi =
-        full ? lb_slot_group(tile, j)
-             : lb_group_of(tile * LB_TILE + 32 * lb_gfirst(j), ngroups);
+    const int gi = lb_slot_index(tile, j, full);
     r.s[j] = srow[gi];
     r.z[j] = LB_ZEROS ? zrow[gi] : lb_zero_t(0);
   }
@@ -148,24 +158,21 @@ constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4;
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
 
-// xt points at the tile's first activation of this thread; left is the
-// number of k-values from the tile's start to the end of K.  Past K the
-// activations must be zero (padded codes are not: the MMA sees 1024 + 0).
+// Code row i of a tile: xt points at the tile's first activation of
+// this thread, left is as for lb_full.  Past K the activations must be
+// zero (padded codes are not: the MMA sees 1024 + 0).
+template <bool XS>
+__device__ __forceinline__ lb_u4 lb_xrow(const lb_act_t *xt, int i,
+                                         int left) {
+  return lb_full(left) || 32 * i < left ? lb_ld_act8<XS>(xt + 32 * i)
+                                        : lb_u4{0u, 0u, 0u, 0u};
+}
+
 template <bool XS>
 __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
                                           int ch, int left) {
-  if (LB_K % LB_TILE == 0 || left >= LB_TILE) {  // the tile is in K
 #pragma unroll
-    for (int r = 0; r < LB_XC; r++)
-      c.v[r] = lb_ld_act8<XS>(xt + 32 * (ch * LB_XC + r));
-  } else {
-#pragma unroll
-    for (int r = 0; r < LB_XC; r++) {
-      const int kk = 32 * (ch * LB_XC + r);
-      c.v[r] = lb_u4{0u, 0u, 0u, 0u};
-      if (kk < left) c.v[r] = lb_ld_act8<XS>(xt + kk);
-    }
-  }
+  for (int r = 0; r < LB_XC; r++) c.v[r] = lb_xrow<XS>(xt, ch * LB_XC + r, left);
 }
 
 // A-operand register for code row i of one row: lanes c and c + 1 of half h.
@@ -245,14 +252,15 @@ __device__ __forceinline__ void lb_gemv(
                           4 * (lane & 7);
   lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
 
-  // Shared memory past the rings: the block's scales and zeros (LB_SRES)
+  // Shared memory past the rings: the block's scales and zeros (SRES)
   // and all of x (XS), copied once, so that no load of either waits on
   // memory inside the loop.  Their group is committed before the ring's.
+  constexpr bool SRES = LB_SROWB > 0;   // scales and zeros resident
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
-  char *const xres = sres + (LB_SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
+  char *const xres = sres + (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
   const int brow0 = blockIdx.x * GROUPS * 16;      // the block's first row
-  if constexpr (LB_SRES) {
+  if constexpr (SRES) {
     const int brows = NFULL ? GROUPS * 16 : min(GROUPS * 16, LB_N - brow0);
     lb_cp_rows<ngroups * (int)sizeof(lb_scale_t), LB_SROWB>(
         sres, (const char *)(sc + brow0 * ngroups), brows);
@@ -268,7 +276,7 @@ __device__ __forceinline__ void lb_gemv(
   const lb_scale_t *srow[2], *zrow[2];
 #pragma unroll
   for (int r = 0; r < 2; r++) {
-    if (LB_SRES) {
+    if (SRES) {
       const char *p = sres + (grp * 16 + g + 8 * r) * LB_SROWB;
       srow[r] = (const lb_scale_t *)p;
       zrow[r] = (const lb_zero_t *)(p + SREG);
@@ -315,18 +323,17 @@ __device__ __forceinline__ void lb_gemv(
   }
   const lb_act_t *xt = xr + part * LB_TILE;
   int left = LB_K - part * LB_TILE;   // k-values from this tile to the end
-  if (LB_SRES || XS) {      // the block's copies have landed, for all
+  if (SRES || XS) {      // the block's copies have landed, for all
     lb_cp_wait<STAGES>();
     __syncthreads();
   }
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
   if (part < tiles) {
-    const bool full = LB_K % LB_TILE == 0 || left >= LB_TILE;
-    if (!LB_SRES)
+    if (!SRES)
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        lb_load_groups(nxt[r], srow[r], zrow[r], part, full, ngroups);
+        lb_load_groups(nxt[r], srow[r], zrow[r], part, lb_full(left));
     if (!XS) lb_load_x<XS>(xb[0], xt, 0, left);
   }
   int stage = 0;
@@ -338,7 +345,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
-      if (!LB_SRES)
+      if (!SRES)
 #pragma unroll
         for (int j = 0; j < LB_GPT; j++) {
           cur[r].s[j] = nxt[r].s[j];
@@ -356,13 +363,10 @@ __device__ __forceinline__ void lb_gemv(
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
     const int next = tile + SPLIT;
-    const bool full = LB_K % LB_TILE == 0 || left >= LB_TILE;
-    if (!LB_SRES && next < tiles) {
-      const bool full = LB_K % LB_TILE == 0 || lnext >= LB_TILE;
+    if (!SRES && next < tiles)
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        lb_load_groups(nxt[r], srow[r], zrow[r], next, full, ngroups);
-    }
+        lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
 #pragma unroll
     for (int ch = 0; ch < LB_NCH; ch++) {
       if (!XS && ch + 1 < LB_NCH)
@@ -373,22 +377,16 @@ __device__ __forceinline__ void lb_gemv(
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
         // This code row's activations: from shared memory as they are
-        // needed (zero past K), or from the chunk loaded ahead.
-        lb_u4 xv = xb[ch & 1].v[rr];
-        if (XS) {
-          xv = lb_u4{0u, 0u, 0u, 0u};
-          if (LB_K % LB_TILE == 0 || 32 * i < left)
-            xv = lb_ld_act8<XS>(xt + 32 * i);
-        }
+        // needed, or from the chunk loaded ahead.
+        const lb_u4 xv = XS ? lb_xrow<XS>(xt, i, left) : xb[ch & 1].v[rr];
         if (lb_gfirst(lb_gslot(i)) == i) {   // a group starts at this row
           const int j = lb_gslot(i);
-          const int gi = full ? lb_slot_group(tile, j)
-                              : lb_group_of(tile * LB_TILE + 32 * i, ngroups);
+          const int gi = lb_slot_index(tile, j, lb_full(left));
 #pragma unroll
           for (int r = 0; r < 2; r++) {
-            const lb_scale_t sv = LB_SRES ? srow[r][gi] : cur[r].s[j];
+            const lb_scale_t sv = SRES ? srow[r][gi] : cur[r].s[j];
             const lb_zero_t zv = !LB_ZEROS ? lb_zero_t(0)
-                                 : LB_SRES ? zrow[r][gi] : cur[r].z[j];
+                                 : SRES ? zrow[r][gi] : cur[r].z[j];
             const float s = lb_scale_f32(sv);
             lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
