@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "lb_bench.h"
+#include "lb_floor.h"
 #include "lb_ref.h"
 #include "lb_svg.h"
 #include "lowbit.h"
@@ -29,6 +30,7 @@ typedef struct row {
   char recipe[64];
   int k, n, m;
   double us, cublas_us, gbs, pct, err, cublas_err, compile_s, launch_us;
+  double floor_us;   /* a plain read of the same bytes; 0: not measured */
   int cache, pass, regs;
   double bytes;
 } row;
@@ -202,6 +204,8 @@ typedef struct env {
   cublasHandle_t h;
   timer t;
   double copy_bw;
+  lb_floor fl;
+  int have_floor;
   row *rows;
   int nrows;
   uint64_t seed;
@@ -305,6 +309,9 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
                          c.bias_bytes) +
                 (double)j.m * k * lb_dtype_size(r->act) +
                 (double)j.m * n * lb_dtype_size(r->out);
+    if (e->have_floor && lb_floor_size(&e->fl, (size_t)rw->bytes))
+      rw->floor_us = time_it(&e->t, lb_floor_launch, &e->fl);
+    if (rw->floor_us < 0) rw->floor_us = 0;
     rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
     rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
     rw->compile_s = info.seconds;
@@ -312,9 +319,11 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     rw->cache = info.cache;
     rw->regs = info.regs;
     printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
-           "%6.0f GB/s %5.1f%%  err %.1e %s  regs %d  launch %.2f us\n",
+           "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
+           "regs %d  launch %.2f us\n",
            rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
-           rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->err,
+           rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->floor_us,
+           100.0 * rw->floor_us / rw->us, rw->err,
            rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us);
     fflush(stdout);
     if (!rw->pass) ok = 0;
@@ -350,13 +359,15 @@ static void write_results(const env *e) {
   snprintf(path, sizeof path, "%s/results.csv", e->o->outdir);
   if ((f = fopen(path, "w")) != NULL) {
     fprintf(f, "recipe,k,n,m,lowbit_us,cublas_us,speedup,gbs,pct_copy,"
-               "rel_err,cublas_rel_err,pass,compile_s,cache,regs,launch_us\n");
+               "floor_us,rel_err,cublas_rel_err,pass,compile_s,cache,regs,"
+               "launch_us\n");
     for (i = 0; i < e->nrows; i++) {
       const row *r = &e->rows[i];
-      fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.3e,%.3e,%d,%.3f,%d,%d,"
-                 "%.3f\n",
+      fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.2f,%.3e,%.3e,%d,%.3f,"
+                 "%d,%d,%.3f\n",
               r->recipe, r->k, r->n, r->m, r->us, r->cublas_us,
-              r->cublas_us / r->us, r->gbs, r->pct, r->err, r->cublas_err,
+              r->cublas_us / r->us, r->gbs, r->pct, r->floor_us, r->err,
+              r->cublas_err,
               r->pass, r->compile_s, r->cache, r->regs, r->launch_us);
     }
     fclose(f);
@@ -368,12 +379,12 @@ static void write_results(const env *e) {
       const row *r = &e->rows[i];
       fprintf(f, "  {\"recipe\": \"%s\", \"k\": %d, \"n\": %d, \"m\": %d, "
                  "\"lowbit_us\": %.2f, \"cublas_us\": %.2f, \"gbs\": %.1f, "
-                 "\"pct_copy\": %.1f, \"rel_err\": %.3e, "
+                 "\"pct_copy\": %.1f, \"floor_us\": %.2f, \"rel_err\": %.3e, "
                  "\"cublas_rel_err\": %.3e, \"pass\": %s, "
                  "\"compile_s\": %.3f, \"cache\": %d, \"regs\": %d, "
                  "\"launch_us\": %.3f}%s\n",
               r->recipe, r->k, r->n, r->m, r->us, r->cublas_us, r->gbs, r->pct,
-              r->err, r->cublas_err, r->pass ? "true" : "false", r->compile_s,
+              r->floor_us, r->err, r->cublas_err, r->pass ? "true" : "false", r->compile_s,
               r->cache, r->regs, r->launch_us, i + 1 < e->nrows ? "," : "");
     }
     fprintf(f, "]}\n");
@@ -469,6 +480,8 @@ int lb_bench_run(const lb_bench_opts *o) {
     goto fail;
   }
   e.copy_bw = copy_bandwidth(&e.t);
+  e.have_floor = lb_floor_init(&e.fl, prop.major * 10 + prop.minor,
+                               prop.multiProcessorCount);
   printf("device: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s "
          "(read + write); %d iterations, median, L2 flushed by a %s\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
@@ -486,15 +499,17 @@ int lb_bench_run(const lb_bench_opts *o) {
   }
   if (o->outdir) write_results(&e);
   /* summary: every row, last, so a log's tail holds it */
-  printf("\n%-14s %-11s %3s %9s %9s %7s %7s %6s %s\n", "recipe", "K x N", "M",
-         "lowbit us", "cuBLAS us", "speedup", "GB/s", "%copy", "check");
+  printf("\n%-14s %-11s %3s %9s %9s %7s %7s %6s %8s %6s %s\n", "recipe",
+         "K x N", "M", "lowbit us", "cuBLAS us", "speedup", "GB/s", "%copy",
+         "floor us", "%floor", "check");
   for (i = 0; i < e.nrows; i++) {
     const row *r = &e.rows[i];
     char shape[32];
     snprintf(shape, sizeof shape, "%dx%d", r->k, r->n);
-    printf("%-14s %-11s %3d %9.1f %9.1f %7.2f %7.0f %6.1f %s\n", r->recipe,
-           shape, r->m, r->us, r->cublas_us, r->cublas_us / r->us, r->gbs,
-           r->pct, r->pass ? "ok" : "FAIL");
+    printf("%-14s %-11s %3d %9.1f %9.1f %7.2f %7.0f %6.1f %8.1f %6.1f %s\n",
+           r->recipe, shape, r->m, r->us, r->cublas_us, r->cublas_us / r->us,
+           r->gbs, r->pct, r->floor_us, 100.0 * r->floor_us / r->us,
+           r->pass ? "ok" : "FAIL");
   }
   goto done;
 fail:
@@ -506,6 +521,7 @@ done:
   if (e.t.ev)
     for (i = 0; i < 2 * o->iters; i++)
       if (e.t.ev[i]) cudaEventDestroy(e.t.ev[i]);
+  lb_floor_free(&e.fl);
   cudaFree(e.t.flush);
   free(e.t.ev);
   free(e.t.ms);

@@ -5,9 +5,12 @@
 ** checks the lowbit kernel once against the float64 reference (output
 ** poisoned first), then times it and cuBLAS in the same process with CUDA
 ** events: warm-up, then the median of many launches, each after a read of
-** four times the L2 size that flushes it (without leaving dirty lines).  Bandwidth counts the bytes the kernel must move
-** (packed weights, scales, zeros, bias, activations, output) and is
-** compared to a device-to-device copy measured at the start of the run.
+** four times the L2 size that flushes it (without leaving dirty lines).
+** Bandwidth counts the bytes the kernel must move (packed weights,
+** scales, zeros, bias, activations, output) and is
+** compared to a device-to-device copy measured at the start of the run,
+** and to the read floor (lb_floor.h): a plain streaming read of the same
+** bytes, timed the same way.
 */
 #ifndef lb_bench_h
 #define lb_bench_h
