@@ -1,27 +1,30 @@
 /*
 ** lb_cache.c: disk cache entries.
 **
-** Layout: "LBCACHE1", key, kind (0 CUBIN, 1 PTX), binary size, log size,
-** checksum of binary and log, then the binary and the log.  All integers
-** are 64-bit little-endian as this host writes them; an entry from another
-** byte order simply fails its checks.
+** Layout: "LBCACHE2", hash, kind (0 CUBIN, 1 PTX), binary size, log size,
+** key size, checksum of binary, log and key, then the binary, the log and
+** the key.  All integers are 64-bit little-endian as this host writes them;
+** an entry from another byte order simply fails its checks.
 */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "lb_cache.h"
 #include "lb_hash.h"
 
-#define MAGIC "LBCACHE1"
+#define MAGIC "LBCACHE2"
 #define MAX_ENTRY ((uint64_t)1 << 30)
+#define DEFAULT_MAX ((uint64_t)1 << 30)
 
 typedef struct header {
   char magic[8];
-  uint64_t key, kind, size, logsize, sum;
+  uint64_t hash, kind, size, logsize, idsize, sum;
 } header;
 
 static int cache_dir(char *buf, size_t len) {
@@ -55,74 +58,165 @@ static int make_dirs(char *path) {
   return mkdir(path, 0755) == 0 || errno == EEXIST;
 }
 
-int lb_cache_path(uint64_t key, char *buf, size_t len) {
+static int entry_path(uint64_t hash, char *buf, size_t len) {
   char dir[4096];
   int n;
   if (!cache_dir(dir, sizeof dir)) return 0;
-  n = snprintf(buf, len, "%s/%016llx.lbc", dir, (unsigned long long)key);
+  n = snprintf(buf, len, "%s/%016llx.lbc", dir, (unsigned long long)hash);
   return n > 0 && (size_t)n < len;
 }
 
-static uint64_t checksum(const lb_binary *b) {
+static uint64_t checksum(const lb_binary *b, const void *id, size_t idlen) {
   uint64_t h = lb_hash(LB_HASH_INIT, b->data, b->size);
-  return lb_hash(h, b->log ? b->log : "", b->log ? strlen(b->log) : 0);
+  h = lb_hash(h, b->log ? b->log : "", b->log ? strlen(b->log) : 0);
+  return lb_hash(h, id, idlen);
 }
 
-lb_status lb_cache_get(uint64_t key, lb_binary *out) {
+lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
+                       lb_binary *out) {
   char path[4200];
   header h;
   FILE *f;
   long end;
+  char *key = NULL;
   memset(out, 0, sizeof *out);
-  if (!lb_cache_path(key, path, sizeof path)) return LB_EIO;
+  if (!entry_path(hash, path, sizeof path)) return LB_EIO;
   if ((f = fopen(path, "rb")) == NULL) return LB_EIO;
   if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, MAGIC, 8) != 0 ||
-      h.key != key || h.kind > 1 || h.size == 0 || h.size > MAX_ENTRY ||
-      h.logsize > MAX_ENTRY || fseek(f, 0, SEEK_END) != 0 ||
-      (end = ftell(f)) < 0 ||
-      (uint64_t)end != sizeof h + h.size + h.logsize ||
+      h.hash != hash || h.kind > 1 || h.size == 0 || h.size > MAX_ENTRY ||
+      h.logsize > MAX_ENTRY || h.idsize != idlen ||
+      fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 ||
+      (uint64_t)end != sizeof h + h.size + h.logsize + h.idsize ||
       fseek(f, (long)sizeof h, SEEK_SET) != 0)
     goto bad;
   out->data = malloc(h.size + 1);
   out->log = malloc(h.logsize + 1);
-  if (out->data == NULL || out->log == NULL ||
+  key = malloc(idlen + 1);
+  if (out->data == NULL || out->log == NULL || key == NULL ||
       fread(out->data, 1, h.size, f) != h.size ||
-      fread(out->log, 1, h.logsize, f) != h.logsize)
+      fread(out->log, 1, h.logsize, f) != h.logsize ||
+      fread(key, 1, idlen, f) != idlen)
     goto bad;
   out->data[h.size] = 0;
   out->log[h.logsize] = '\0';
   out->size = h.size;
   out->ptx = (int)h.kind;
-  if (strlen(out->log) != h.logsize || checksum(out) != h.sum) goto bad;
+  /* the key decides, not its hash: a collision is a miss */
+  if (strlen(out->log) != h.logsize || memcmp(key, id, idlen) != 0 ||
+      checksum(out, id, idlen) != h.sum)
+    goto bad;
+  free(key);
   fclose(f);
+  utimes(path, NULL);   /* recently used: evicted last */
   return LB_OK;
 bad:
+  free(key);
   fclose(f);
   lb_binary_free(out);
   return LB_EIO;
 }
 
+uint64_t lb_cache_max(void) {
+  const char *e = getenv("LOWBIT_CACHE_MAX");
+  char *end;
+  unsigned long long v;
+  if (e == NULL || *e < '0' || *e > '9') return DEFAULT_MAX;
+  errno = 0;
+  v = strtoull(e, &end, 10);
+  if (errno != 0) return DEFAULT_MAX;
+  switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+  }
+  return *end == '\0' ? (uint64_t)v : DEFAULT_MAX;
+}
+
+typedef struct item {
+  char name[32];   /* 16 hex digits + ".lbc" */
+  uint64_t size;
+  struct timespec mtime;
+} item;
+
+static int older(const void *a, const void *b) {
+  const item *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec)
+    return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+    return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Removes the oldest entries of dir until they total at most max bytes.
+** Another process may remove the same files at the same time: a remove
+** that fails is only skipped. */
+static void evict(const char *dir, uint64_t max) {
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  item *it = NULL, *grown;
+  size_t n = 0, cap = 0, i;
+  uint64_t total = 0;
+  if (d == NULL) return;
+  while ((de = readdir(d)) != NULL) {
+    char p[4200];
+    struct stat st;
+    size_t l = strlen(de->d_name);
+    if (l != 20 || strcmp(de->d_name + 16, ".lbc") != 0) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      if ((grown = realloc(it, cap * sizeof *it)) == NULL) break;
+      it = grown;
+    }
+    memcpy(it[n].name, de->d_name, l + 1);
+    it[n].size = (uint64_t)st.st_size;
+    it[n].mtime = st.st_mtim;
+    total += it[n].size;
+    n++;
+  }
+  closedir(d);
+  if (total > max) {
+    qsort(it, n, sizeof *it, older);
+    for (i = 0; i < n && total > max; i++) {
+      char p[4200];
+      snprintf(p, sizeof p, "%s/%s", dir, it[i].name);
+      remove(p);
+      total -= it[i].size;
+    }
+  }
+  free(it);
+}
+
 /* Failures are not errors: the kernel is compiled, only not kept. */
-void lb_cache_put(uint64_t key, const lb_binary *bin) {
+void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
+                  const lb_binary *bin) {
   char path[4200], tmp[4300], dir[4096];
   header h;
   FILE *f;
   int ok;
   if (!cache_dir(dir, sizeof dir) || !make_dirs(dir)) return;
-  if (!lb_cache_path(key, path, sizeof path)) return;
+  if (!entry_path(hash, path, sizeof path)) return;
   snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, (long)getpid(),
            (const void *)&h);
   memset(&h, 0, sizeof h);
   memcpy(h.magic, MAGIC, 8);
-  h.key = key;
+  h.hash = hash;
   h.kind = (uint64_t)bin->ptx;
   h.size = bin->size;
   h.logsize = bin->log ? strlen(bin->log) : 0;
-  h.sum = checksum(bin);
+  h.idsize = idlen;
+  h.sum = checksum(bin, id, idlen);
   if ((f = fopen(tmp, "wb")) == NULL) return;
   ok = fwrite(&h, sizeof h, 1, f) == 1 &&
        fwrite(bin->data, 1, bin->size, f) == bin->size &&
-       (h.logsize == 0 || fwrite(bin->log, 1, h.logsize, f) == h.logsize);
+       (h.logsize == 0 || fwrite(bin->log, 1, h.logsize, f) == h.logsize) &&
+       fwrite(id, 1, idlen, f) == idlen;
   ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) remove(tmp);
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return;
+  }
+  evict(dir, lb_cache_max());
 }

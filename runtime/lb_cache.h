@@ -4,20 +4,34 @@
 ** Directory: $LOWBIT_CACHE_DIR, else $XDG_CACHE_HOME/lowbit, else
 ** ~/.cache/lowbit; LOWBIT_CACHE=0 turns it off.  An entry is written to a
 ** temporary file and renamed into place, so readers see whole entries or
-** none, and processes filling the cache at once do not interfere.  Each
-** entry carries its key, its sizes and a checksum; one that fails them is
-** treated as missing (and rewritten after the recompile).
+** none, and processes filling the cache at once do not interfere.
+**
+** The file name is a 64-bit hash of the key, but the entry also holds the
+** key itself (source, NVRTC version and options) and is used only when
+** that matches byte for byte: two kernels whose keys collide in the hash
+** cost a recompile, never a wrong kernel.  Sizes and a checksum catch torn
+** or damaged files; such an entry is treated as missing and rewritten.
+**
+** Size: after each write the oldest entries (by modification time, which
+** a hit refreshes) are removed until the entries total at most
+** $LOWBIT_CACHE_MAX bytes (a number with an optional k, m or g suffix;
+** default 1g).
 */
 #ifndef lb_cache_h
 #define lb_cache_h
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lb_nvrtc.h"
 
-lb_status lb_cache_get(uint64_t key, lb_binary *out);
-void lb_cache_put(uint64_t key, const lb_binary *bin);
-/* Path of the entry for key; 0 when the cache is off. */
-int lb_cache_path(uint64_t key, char *buf, size_t len);
+/* id: the key's bytes (idlen of them); hash: their 64-bit hash. */
+lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
+                       lb_binary *out);
+void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
+                  const lb_binary *bin);
+
+/* The size limit from $LOWBIT_CACHE_MAX (bytes). */
+uint64_t lb_cache_max(void);
 
 #endif

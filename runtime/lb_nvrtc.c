@@ -94,14 +94,33 @@ done:
   return st;
 }
 
+/* The cache key: the source, then the NVRTC version and the options,
+** each after a NUL (which no source contains). */
+static char *cache_key(const char *src, const char *const opts[NOPTS],
+                       size_t *len) {
+  int major = 0, minor = 0, i;
+  size_t n = strlen(src) + 32, at;
+  char *k;
+  nvrtcVersion(&major, &minor);
+  for (i = 0; i < NOPTS; i++) n += strlen(opts[i]) + 1;
+  if ((k = malloc(n)) == NULL) return NULL;
+  at = (size_t)snprintf(k, n, "%s", src) + 1;
+  at += (size_t)snprintf(k + at, n - at, "nvrtc %d.%d", major, minor) + 1;
+  for (i = 0; i < NOPTS; i++)
+    at += (size_t)snprintf(k + at, n - at, "%s", opts[i]) + 1;
+  *len = at;
+  return k;
+}
+
 lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
                     double *seconds) {
-  int exact, use, major = 0, minor = 0, i;
-  char arg[64];
+  int exact, use;
+  char arg[64], *key;
   const char *opts[NOPTS];
-  uint64_t key;
+  size_t keylen = 0;
+  uint64_t hash;
   double t0 = lb_now();
-  lb_status st;
+  lb_status st = LB_OK;
   memset(out, 0, sizeof *out);
   *cache = 0;
   if (src == NULL) return lb_fail(LB_EARG, "lb_obtain: src is NULL");
@@ -110,20 +129,18 @@ lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
     return lb_fail(LB_EUNSUP, "NVRTC knows no architecture at or below "
                    "sm_%d", arch);
   options(use, !exact, arg, opts);
-  nvrtcVersion(&major, &minor);
-  key = lb_hash_str(LB_HASH_INIT, src);
-  key = lb_hash(key, &major, sizeof major);
-  key = lb_hash(key, &minor, sizeof minor);
-  for (i = 0; i < NOPTS; i++) key = lb_hash_str(key, opts[i]);
-  if (lb_cache_get(key, out) == LB_OK) {
+  if ((key = cache_key(src, opts, &keylen)) == NULL)
+    return lb_fail(LB_EMEM, "lb_obtain: out of memory");
+  hash = lb_hash(LB_HASH_INIT, key, keylen);
+  if (lb_cache_get(hash, key, keylen, out) == LB_OK) {
     *cache = 1;
   } else {
     st = compile(src, use, !exact, out);
-    if (st != LB_OK) return st;
-    lb_cache_put(key, out);
+    if (st == LB_OK) lb_cache_put(hash, key, keylen, out);
   }
-  if (seconds) *seconds = lb_now() - t0;
-  return LB_OK;
+  free(key);
+  if (st == LB_OK && seconds) *seconds = lb_now() - t0;
+  return st;
 }
 
 /* ptxas -v prints, per kernel:

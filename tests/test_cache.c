@@ -1,14 +1,17 @@
 /*
 ** test_cache.c: the disk cache.  A miss, then a hit; a corrupted, a
 ** truncated and a garbage entry are each detected, recompiled and
-** rewritten; two processes filling the same cache at once both succeed;
-** LOWBIT_CACHE=0 turns the cache off.
+** rewritten; an entry whose hash collides with another key's is not used;
+** the oldest entries go when the cache outgrows LOWBIT_CACHE_MAX, and a
+** hit makes an entry young again; two processes filling the same cache at
+** once both succeed; LOWBIT_CACHE=0 turns the cache off.
 */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,6 +140,29 @@ static int copy_file(const char *from, const char *to) {
   return ok;
 }
 
+/* Makes path look modified `ago` seconds before now. */
+static void age(const char *path, long ago) {
+  struct timeval tv[2];
+  gettimeofday(&tv[0], NULL);
+  tv[0].tv_sec -= ago;
+  tv[1] = tv[0];
+  utimes(path, tv);
+}
+
+/* A copy of entry `from` under the name `to`, its header's hash (bytes
+** 8..15) set to the one `to` is named after: as if two keys collided. */
+static int collide(const char *from, const char *to) {
+  const char *base = strrchr(to, '/');
+  unsigned long long hash;
+  FILE *f;
+  if (!copy_file(from, to) || base == NULL ||
+      sscanf(base + 1, "%16llx", &hash) != 1 || (f = fopen(to, "r+b")) == NULL)
+    return 0;
+  fseek(f, 8, SEEK_SET);
+  fwrite(&hash, 8, 1, f);
+  return fclose(f) == 0;
+}
+
 /* Child mode: compile two sources into the shared cache and exit 0. */
 static int child(const char *recipe, int n) {
   char *own = source(recipe, n), *shared = source(recipe, 4096);
@@ -235,7 +261,61 @@ int main(int argc, char **argv) {
     c = compile(src, NULL);
     CHECK(c == 2, "first entry disturbed (%d)", c);
     printf("a valid entry under another key's name is not used\n");
+
+    /* the same, with the header saying the right hash: only the stored
+    ** key tells them apart */
+    CHECK(collide(entry, other), "cannot forge %s", other);
+    c = compile(o, NULL);
+    CHECK(c == 0, "entry of a colliding key was used (cache = %d)", c);
+    c = compile(o, NULL);
+    CHECK(c == 2, "colliding entry: no hit after the rewrite (%d)", c);
+    printf("an entry whose hash collides with the key's is not used\n");
     free(o);
+  }
+  {
+    /* eviction: four entries a, b, c, d; a is used again after b and c
+    ** were written, so b is the oldest when d does not fit */
+    char *s4[4], ent[4][4200], lim[32];
+    long sz[4];
+    clear(dir);
+    for (i = 0; i < 4; i++) s4[i] = source(recipe, 4096 + 32 * (10 + i));
+    for (i = 0; i < 3; i++) {
+      CHECK(s4[i] && compile(s4[i], NULL) == 0, "eviction: source %d", i);
+      if (i == 0) entries(dir, ent[0], sizeof ent[0]);
+      else {
+        char seen[4200];
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        ent[i][0] = '\0';
+        while (d && (de = readdir(d)) != NULL) {
+          int j, known = 0;
+          snprintf(seen, sizeof seen, "%s/%s", dir, de->d_name);
+          if (strstr(de->d_name, ".lbc") == NULL) continue;
+          for (j = 0; j < i; j++) known |= strcmp(seen, ent[j]) == 0;
+          if (!known) snprintf(ent[i], sizeof ent[i], "%s", seen);
+        }
+        if (d) closedir(d);
+      }
+      sz[i] = file_size(ent[i]);
+      age(ent[i], 300 - 100 * i);   /* a: 300 s old, b: 200, c: 100 */
+    }
+    CHECK(compile(s4[0], NULL) == 2, "eviction: a should hit");
+    /* room for a, b, c and half of d: writing d must remove exactly b */
+    snprintf(lim, sizeof lim, "%ld", sz[0] + sz[1] + sz[2] + sz[2] / 2);
+    setenv("LOWBIT_CACHE_MAX", lim, 1);
+    CHECK(compile(s4[3], NULL) == 0, "eviction: d should miss");
+    CHECK(entries(dir, NULL, 0) == 3, "eviction: %d entries, expected 3",
+          entries(dir, NULL, 0));
+    CHECK(file_size(ent[1]) < 0, "eviction: b (the oldest) was kept");
+    CHECK(compile(s4[0], NULL) == 2 && compile(s4[2], NULL) == 2 &&
+              compile(s4[3], NULL) == 2,
+          "eviction: a, c or d was removed");
+    setenv("LOWBIT_CACHE_MAX", "1k", 1);
+    CHECK(compile(s4[1], NULL) == 0 && entries(dir, NULL, 0) == 0,
+          "LOWBIT_CACHE_MAX=1k: %d entries kept", entries(dir, NULL, 0));
+    unsetenv("LOWBIT_CACHE_MAX");
+    for (i = 0; i < 4; i++) free(s4[i]);
+    printf("over LOWBIT_CACHE_MAX the least recently used entry goes\n");
   }
   {
     /* the directory is created (mkdir -p); a cache that cannot be
