@@ -3,7 +3,7 @@
 **
 ** How long a plain streaming read of B bytes takes in the bench's own
 ** harness (L2 flushed before each launch, launch and event overhead
-** included).  A kernel that must move B bytes cannot beat it, so the
+** included).  A kernel that must move B bytes can hardly beat it, so the
 ** ratio of the two says how much of a kernel's time is its own doing and
 ** how much is the memory system's and the launch's.
 */
