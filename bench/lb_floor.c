@@ -13,8 +13,8 @@
 /* Four independent 16-byte loads in flight per thread and a grid of 32
 ** blocks per SM: the fastest of the plain read kernels measured on an H100
 ** (four or eight loads per thread, 4 to 32 blocks per SM, and tiled
-** cp.async copies like the GEMV's).  The XOR keeps the loads alive; the sink is written only if it hits a value no buffer here
-** holds. */
+** cp.async copies like the GEMV's).  The XOR keeps the loads alive; the
+** sink is written only if it hits a value no buffer here holds. */
 static const char *read_src =
     "struct lb_u4 { unsigned x, y, z, w; };\n"
     "__device__ __forceinline__ unsigned lb_ld(const lb_u4 *p) {\n"
