@@ -2,10 +2,12 @@
 ** lb_cache.c: disk cache entries.
 **
 ** Layout: "LBCACHE2", hash, kind (0 CUBIN, 1 PTX), binary size, log size,
-** key size, checksum of binary, log and key, then the binary, the log and
-** the key.  All integers are 64-bit little-endian as this host writes them;
+** key size, checksum of binary, log and stored key, then the binary, the
+** log and the key.  The checksum says the file is whole; the stored key,
+** compared with the caller's, says it is the right kernel.  All integers are 64-bit little-endian as this host writes them;
 ** an entry from another byte order simply fails its checks.
 */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lb_cache.h"
@@ -21,6 +24,7 @@
 #define MAGIC "LBCACHE2"
 #define MAX_ENTRY ((uint64_t)1 << 30)
 #define DEFAULT_MAX ((uint64_t)1 << 30)
+#define STALE_TMP 3600   /* seconds: a temporary file this old lost its writer */
 
 typedef struct header {
   char magic[8];
@@ -101,13 +105,16 @@ lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
   out->log[h.logsize] = '\0';
   out->size = h.size;
   out->ptx = (int)h.kind;
-  /* the key decides, not its hash: a collision is a miss */
-  if (strlen(out->log) != h.logsize || memcmp(key, id, idlen) != 0 ||
-      checksum(out, id, idlen) != h.sum)
+  /* whole (checksum), and the right kernel: the key decides, not its
+  ** hash, so a collision is a miss */
+  if (strlen(out->log) != h.logsize || checksum(out, key, idlen) != h.sum ||
+      memcmp(key, id, idlen) != 0)
     goto bad;
   free(key);
   fclose(f);
-  utimes(path, NULL);   /* recently used: evicted last */
+  /* recently used: evicted last (where the file is not ours to touch,
+  ** e.g. a read-only cache, it simply keeps its age) */
+  utimes(path, NULL);
   return LB_OK;
 bad:
   free(key);
@@ -120,17 +127,19 @@ uint64_t lb_cache_max(void) {
   const char *e = getenv("LOWBIT_CACHE_MAX");
   char *end;
   unsigned long long v;
+  int shift = 0;
   if (e == NULL || *e < '0' || *e > '9') return DEFAULT_MAX;
   errno = 0;
   v = strtoull(e, &end, 10);
   if (errno != 0) return DEFAULT_MAX;
   switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
   }
-  return *end == '\0' ? (uint64_t)v : DEFAULT_MAX;
+  if (*end != '\0' || v > (UINT64_MAX >> shift)) return DEFAULT_MAX;
+  return v == 0 ? UINT64_MAX : (uint64_t)v << shift;   /* 0: no limit */
 }
 
 typedef struct item {
@@ -148,9 +157,27 @@ static int older(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* Removes the oldest entries of dir until they total at most max bytes.
-** Another process may remove the same files at the same time: a remove
-** that fails is only skipped. */
+/* An entry's name: 16 lowercase hex digits and ".lbc".  Only such files
+** are counted or removed, whatever else shares the directory. */
+static int entry_name(const char *s) {
+  int i;
+  for (i = 0; i < 16; i++)
+    if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+      return 0;
+  return strcmp(s + 16, ".lbc") == 0;
+}
+
+/* A temporary file of lb_cache_put ("<entry>.<pid>.<ptr>.tmp"). */
+static int tmp_name(const char *s) {
+  size_t l = strlen(s);
+  return l > 24 && strncmp(s + 16, ".lbc.", 5) == 0 &&
+         strcmp(s + l - 4, ".tmp") == 0;
+}
+
+/* Removes the oldest entries of dir until they total at most max bytes,
+** and temporary files whose writer died long ago.  Another process may
+** remove the same files at the same time: a remove that fails is only
+** skipped. */
 static void evict(const char *dir, uint64_t max) {
   DIR *d = opendir(dir);
   struct dirent *de;
@@ -159,12 +186,17 @@ static void evict(const char *dir, uint64_t max) {
   uint64_t total = 0;
   if (d == NULL) return;
   while ((de = readdir(d)) != NULL) {
-    char p[4200];
+    char p[4400];
     struct stat st;
     size_t l = strlen(de->d_name);
-    if (l != 20 || strcmp(de->d_name + 16, ".lbc") != 0) continue;
+    int tmp = tmp_name(de->d_name);
+    if (!tmp && (l != 20 || !entry_name(de->d_name))) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (tmp) {
+      if (st.st_mtim.tv_sec + STALE_TMP < time(NULL)) remove(p);
+      continue;
+    }
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       if ((grown = realloc(it, cap * sizeof *it)) == NULL) break;
@@ -180,7 +212,7 @@ static void evict(const char *dir, uint64_t max) {
   if (total > max) {
     qsort(it, n, sizeof *it, older);
     for (i = 0; i < n && total > max; i++) {
-      char p[4200];
+      char p[4400];
       snprintf(p, sizeof p, "%s/%s", dir, it[i].name);
       remove(p);
       total -= it[i].size;

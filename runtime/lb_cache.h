@@ -15,7 +15,9 @@
 ** Size: after each write the oldest entries (by modification time, which
 ** a hit refreshes) are removed until the entries total at most
 ** $LOWBIT_CACHE_MAX bytes (a number with an optional k, m or g suffix;
-** default 1g).
+** 0: no limit; default, also for a value that does not parse: 1g), and
+** so are temporary files older than an hour (their writer died).  In a
+** cache this process cannot write to, hits do not refresh entries.
 */
 #ifndef lb_cache_h
 #define lb_cache_h

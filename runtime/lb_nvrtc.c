@@ -99,15 +99,22 @@ done:
 static char *cache_key(const char *src, const char *const opts[NOPTS],
                        size_t *len) {
   int major = 0, minor = 0, i;
-  size_t n = strlen(src) + 32, at;
+  char ver[48];
+  const char *part[NOPTS + 2];
+  size_t n = 0, at = 0;
   char *k;
   nvrtcVersion(&major, &minor);
-  for (i = 0; i < NOPTS; i++) n += strlen(opts[i]) + 1;
+  snprintf(ver, sizeof ver, "nvrtc %d.%d", major, minor);
+  part[0] = src;
+  part[1] = ver;
+  for (i = 0; i < NOPTS; i++) part[i + 2] = opts[i];
+  for (i = 0; i < NOPTS + 2; i++) n += strlen(part[i]) + 1;
   if ((k = malloc(n)) == NULL) return NULL;
-  at = (size_t)snprintf(k, n, "%s", src) + 1;
-  at += (size_t)snprintf(k + at, n - at, "nvrtc %d.%d", major, minor) + 1;
-  for (i = 0; i < NOPTS; i++)
-    at += (size_t)snprintf(k + at, n - at, "%s", opts[i]) + 1;
+  for (i = 0; i < NOPTS + 2; i++) {
+    size_t l = strlen(part[i]) + 1;   /* with its NUL */
+    memcpy(k + at, part[i], l);
+    at += l;
+  }
   *len = at;
   return k;
 }

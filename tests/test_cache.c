@@ -193,6 +193,7 @@ int main(int argc, char **argv) {
   }
   setenv("LOWBIT_CACHE_DIR", dir, 1);
   unsetenv("LOWBIT_CACHE");
+  unsetenv("LOWBIT_CACHE_MAX");
 
   /* Concurrency first, in fresh processes: both fill the same directory. */
   for (i = 0; i < 2; i++) {
@@ -297,6 +298,7 @@ int main(int argc, char **argv) {
         if (d) closedir(d);
       }
       sz[i] = file_size(ent[i]);
+      CHECK(sz[i] > 0, "eviction: entry %d not found", i);
       age(ent[i], 300 - 100 * i);   /* a: 300 s old, b: 200, c: 100 */
     }
     CHECK(compile(s4[0], NULL) == 2, "eviction: a should hit");
@@ -313,7 +315,39 @@ int main(int argc, char **argv) {
     setenv("LOWBIT_CACHE_MAX", "1k", 1);
     CHECK(compile(s4[1], NULL) == 0 && entries(dir, NULL, 0) == 0,
           "LOWBIT_CACHE_MAX=1k: %d entries kept", entries(dir, NULL, 0));
+    /* 0 is no limit; a value that overflows or does not parse is the
+    ** default (1g), not 0 */
+    setenv("LOWBIT_CACHE_MAX", "0", 1);
+    CHECK(compile(s4[0], NULL) == 0 && compile(s4[1], NULL) == 0 &&
+              entries(dir, NULL, 0) == 2,
+          "LOWBIT_CACHE_MAX=0: %d entries kept", entries(dir, NULL, 0));
+    setenv("LOWBIT_CACHE_MAX", "17179869184g", 1);
+    CHECK(compile(s4[2], NULL) == 0 && entries(dir, NULL, 0) == 3,
+          "LOWBIT_CACHE_MAX overflowing: %d entries kept",
+          entries(dir, NULL, 0));
     unsetenv("LOWBIT_CACHE_MAX");
+    {
+      /* a temporary file whose writer died an hour ago goes; a fresh one
+      ** and a file that is not the cache's stay */
+      char old_tmp[4200], new_tmp[4200], other[4200];
+      FILE *f;
+      snprintf(old_tmp, sizeof old_tmp, "%s/0123456789abcdef.lbc.1.0x1.tmp",
+               dir);
+      snprintf(new_tmp, sizeof new_tmp, "%s/0123456789abcdef.lbc.2.0x2.tmp",
+               dir);
+      snprintf(other, sizeof other, "%s/notes-for-me.lbc", dir);
+      if ((f = fopen(old_tmp, "w")) != NULL) fclose(f);
+      if ((f = fopen(new_tmp, "w")) != NULL) fclose(f);
+      if ((f = fopen(other, "w")) != NULL) fclose(f);
+      age(old_tmp, 7200);
+      age(other, 7200);
+      CHECK(compile(s4[3], NULL) == 0, "eviction: d should miss again");
+      CHECK(file_size(old_tmp) < 0, "stale temporary file kept");
+      CHECK(file_size(new_tmp) == 0, "fresh temporary file removed");
+      CHECK(file_size(other) == 0, "a file not of the cache was removed");
+      remove(new_tmp);
+      remove(other);
+    }
     for (i = 0; i < 4; i++) free(s4[i]);
     printf("over LOWBIT_CACHE_MAX the least recently used entry goes\n");
   }
