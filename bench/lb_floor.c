@@ -6,7 +6,6 @@
 
 #include <cuda_runtime.h>
 
-#include "lb_cuda.h"
 #include "lb_floor.h"
 #include "lb_nvrtc.h"
 
@@ -40,23 +39,24 @@ static const char *read_src =
     "}\n";
 
 int lb_floor_init(lb_floor *f, int arch, int sms) {
-  const lb_cu *cu;
   lb_binary bin;
   int cache;
   double sec;
   CUresult rc;
   memset(f, 0, sizeof *f);
   memset(&bin, 0, sizeof bin);
-  if (lb_cuda(&cu) != LB_OK || lb_obtain(read_src, arch, &bin, &cache, &sec) != LB_OK) {
+  if (lb_cuda(&f->cu) != LB_OK ||
+      lb_obtain(read_src, arch, &bin, &cache, &sec) != LB_OK) {
     fprintf(stderr, "read floor: %s\n", lb_errmsg());
     return 0;
   }
-  rc = cu->ModuleLoadData((CUmodule *)&f->mod, bin.data);
+  rc = f->cu->ModuleLoadData(&f->mod, bin.data);
   if (rc == CUDA_SUCCESS)
-    rc = cu->ModuleGetFunction((CUfunction *)&f->fn, (CUmodule)f->mod, "lb_read");
+    rc = f->cu->ModuleGetFunction(&f->fn, f->mod, "lb_read");
   lb_binary_free(&bin);
   if (rc != CUDA_SUCCESS) {
-    fprintf(stderr, "read floor: loading the kernel failed (CUresult %d)\n", (int)rc);
+    fprintf(stderr, "read floor: loading the kernel failed (CUresult %d)\n",
+            (int)rc);
     return 0;
   }
   f->grid = (unsigned)(sms > 0 ? sms : 1) * 32u;
@@ -86,20 +86,17 @@ int lb_floor_size(lb_floor *f, size_t bytes) {
 
 int lb_floor_launch(void *p) {
   lb_floor *f = p;
-  const lb_cu *cu;
   unsigned long long n = f->chunks;
   void *args[3];
   args[0] = &f->buf;
   args[1] = &n;
   args[2] = &f->sink;
-  if (lb_cuda(&cu) != LB_OK) return 0;
-  return cu->LaunchKernel((CUfunction)f->fn, f->grid, 1, 1, 256, 1, 1, 0, NULL,
-                          args, NULL) == CUDA_SUCCESS;
+  return f->cu->LaunchKernel(f->fn, f->grid, 1, 1, 256, 1, 1, 0, NULL, args,
+                             NULL) == CUDA_SUCCESS;
 }
 
 void lb_floor_free(lb_floor *f) {
-  const lb_cu *cu;
-  if (f->mod && lb_cuda(&cu) == LB_OK) cu->ModuleUnload((CUmodule)f->mod);
+  if (f->mod) f->cu->ModuleUnload(f->mod);
   cudaFree(f->buf);
   cudaFree(f->sink);
   memset(f, 0, sizeof *f);

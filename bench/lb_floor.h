@@ -12,8 +12,12 @@
 
 #include <stddef.h>
 
+#include "lb_cuda.h"
+
 typedef struct lb_floor {
-  void *mod, *fn;       /* CUmodule, CUfunction of lb_read */
+  const lb_cu *cu;      /* the driver, looked up once */
+  CUmodule mod;
+  CUfunction fn;        /* lb_read */
   void *buf;            /* device buffer that is read, cap bytes */
   size_t cap, chunks;   /* chunks: 16-byte chunks the next launch reads */
   unsigned grid;

@@ -4,8 +4,9 @@
 ** Layout: "LBCACHE2", hash, kind (0 CUBIN, 1 PTX), binary size, log size,
 ** key size, checksum of binary, log and stored key, then the binary, the
 ** log and the key.  The checksum says the file is whole; the stored key,
-** compared with the caller's, says it is the right kernel.  All integers are 64-bit little-endian as this host writes them;
-** an entry from another byte order simply fails its checks.
+** compared with the caller's, says it is the right kernel.  All integers
+** are 64-bit little-endian as this host writes them; an entry from another
+** byte order simply fails its checks.
 */
 #include <ctype.h>
 #include <dirent.h>
@@ -123,7 +124,8 @@ bad:
   return LB_EIO;
 }
 
-uint64_t lb_cache_max(void) {
+/* $LOWBIT_CACHE_MAX in bytes (see lb_cache.h). */
+static uint64_t cache_max(void) {
   const char *e = getenv("LOWBIT_CACHE_MAX");
   char *end;
   unsigned long long v;
@@ -157,19 +159,16 @@ static int older(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* An entry's name: 16 lowercase hex digits and ".lbc".  Only such files
-** are counted or removed, whatever else shares the directory. */
-static int entry_name(const char *s) {
+/* Names the cache writes: an entry, 16 lowercase hex digits and ".lbc"
+** (2), or its temporary file, "<entry>.<pid>.<ptr>.tmp" (1); else 0.  Only
+** such files are counted or removed, whatever else shares the directory. */
+static int cache_name(const char *s) {
+  size_t l = strlen(s);
   int i;
   for (i = 0; i < 16; i++)
     if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
       return 0;
-  return strcmp(s + 16, ".lbc") == 0;
-}
-
-/* A temporary file of lb_cache_put ("<entry>.<pid>.<ptr>.tmp"). */
-static int tmp_name(const char *s) {
-  size_t l = strlen(s);
+  if (strcmp(s + 16, ".lbc") == 0) return 2;
   return l > 24 && strncmp(s + 16, ".lbc.", 5) == 0 &&
          strcmp(s + l - 4, ".tmp") == 0;
 }
@@ -188,12 +187,11 @@ static void evict(const char *dir, uint64_t max) {
   while ((de = readdir(d)) != NULL) {
     char p[4400];
     struct stat st;
-    size_t l = strlen(de->d_name);
-    int tmp = tmp_name(de->d_name);
-    if (!tmp && (l != 20 || !entry_name(de->d_name))) continue;
+    int kind = cache_name(de->d_name);
+    if (kind == 0) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (tmp) {
+    if (kind == 1) {
       if (st.st_mtim.tv_sec + STALE_TMP < time(NULL)) remove(p);
       continue;
     }
@@ -202,7 +200,7 @@ static void evict(const char *dir, uint64_t max) {
       if ((grown = realloc(it, cap * sizeof *it)) == NULL) break;
       it = grown;
     }
-    memcpy(it[n].name, de->d_name, l + 1);
+    memcpy(it[n].name, de->d_name, 21);   /* 20 characters and the NUL */
     it[n].size = (uint64_t)st.st_size;
     it[n].mtime = st.st_mtim;
     total += it[n].size;
@@ -250,5 +248,5 @@ void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
     remove(tmp);
     return;
   }
-  evict(dir, lb_cache_max());
+  evict(dir, cache_max());
 }

@@ -33,7 +33,4 @@ lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
 void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
                   const lb_binary *bin);
 
-/* The size limit from $LOWBIT_CACHE_MAX (bytes). */
-uint64_t lb_cache_max(void);
-
 #endif

@@ -114,9 +114,10 @@ static void garbage(const char *path) {
   fclose(f);
 }
 
-/* The .lbc entry in dir other than `not`, or "" if none. */
-static void other_entry(const char *dir, const char *not, char *path,
-                        size_t len) {
+/* A .lbc entry in dir that is none of the nknown paths in known, or ""
+** if there is none. */
+static void entry_not_in(const char *dir, const char *const known[],
+                         int nknown, char *path, size_t len) {
   DIR *d = opendir(dir);
   struct dirent *de;
   path[0] = '\0';
@@ -124,8 +125,10 @@ static void other_entry(const char *dir, const char *not, char *path,
   while ((de = readdir(d)) != NULL) {
     char p[4200];
     size_t l = strlen(de->d_name);
+    int j, seen = 0;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-    if (l > 4 && strcmp(de->d_name + l - 4, ".lbc") == 0 && strcmp(p, not))
+    for (j = 0; j < nknown; j++) seen |= strcmp(p, known[j]) == 0;
+    if (l > 4 && strcmp(de->d_name + l - 4, ".lbc") == 0 && !seen)
       snprintf(path, len, "%s", p);
   }
   closedir(d);
@@ -251,8 +254,9 @@ int main(int argc, char **argv) {
     /* a whole, valid entry under another key's name must not be used:
     ** it is another kernel */
     char *o = source(recipe, 4096 + 32 * 5), other[4200];
+    const char *const first[1] = {entry};
     CHECK(o && compile(o, NULL) == 0, "second source: no miss");
-    other_entry(dir, entry, other, sizeof other);
+    entry_not_in(dir, first, 1, other, sizeof other);
     CHECK(other[0] && copy_file(entry, other), "cannot copy %s", entry);
     c = compile(o, NULL);
     CHECK(c == 0, "valid entry of another key was used (cache = %d)", c);
@@ -277,26 +281,13 @@ int main(int argc, char **argv) {
     /* eviction: four entries a, b, c, d; a is used again after b and c
     ** were written, so b is the oldest when d does not fit */
     char *s4[4], ent[4][4200], lim[32];
+    const char *const known[3] = {ent[0], ent[1], ent[2]};
     long sz[4];
     clear(dir);
     for (i = 0; i < 4; i++) s4[i] = source(recipe, 4096 + 32 * (10 + i));
     for (i = 0; i < 3; i++) {
       CHECK(s4[i] && compile(s4[i], NULL) == 0, "eviction: source %d", i);
-      if (i == 0) entries(dir, ent[0], sizeof ent[0]);
-      else {
-        char seen[4200];
-        DIR *d = opendir(dir);
-        struct dirent *de;
-        ent[i][0] = '\0';
-        while (d && (de = readdir(d)) != NULL) {
-          int j, known = 0;
-          snprintf(seen, sizeof seen, "%s/%s", dir, de->d_name);
-          if (strstr(de->d_name, ".lbc") == NULL) continue;
-          for (j = 0; j < i; j++) known |= strcmp(seen, ent[j]) == 0;
-          if (!known) snprintf(ent[i], sizeof ent[i], "%s", seen);
-        }
-        if (d) closedir(d);
-      }
+      entry_not_in(dir, known, i, ent[i], sizeof ent[i]);   /* the new one */
       sz[i] = file_size(ent[i]);
       CHECK(sz[i] > 0, "eviction: entry %d not found", i);
       age(ent[i], 300 - 100 * i);   /* a: 300 s old, b: 200, c: 100 */
