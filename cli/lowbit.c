@@ -4,91 +4,164 @@
 **   lowbit check RECIPE...                 validate recipes
 **   lowbit gen RECIPE [-o FILE] [--n N --k K --sms S]
 **   lowbit compile RECIPE [--arch sm_90] [--n N --k K --sms S]
-**   lowbit run RECIPE [--m M --n N --k K]  check and time on the GPU
+**   lowbit run RECIPE [--m M,... --n N --k K]  check and time on the GPU
 **   lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes 4096x4096,...] [--out DIR]
+**
+** RECIPE "-" is standard input.  Exit status: 0 ok, 1 failure, 2 usage
+** error, 3 no GPU (nothing was run).
 */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
 
 #include "lb_bench.h"
 #include "lb_gen.h"
 #include "lb_nvrtc.h"
 #include "lowbit.h"
 
+enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
+
+#define INT_LIMIT   (1 << 30)   /* largest integer option value */
+#define ITERS_LIMIT 100000      /* the bench keeps two events per iteration */
+#define TEXT_LIMIT  (1 << 20)   /* bytes of recipe text, as lb_recipe_load */
+
 static const char usage[] =
   "usage:\n"
   "  lowbit check RECIPE...\n"
   "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--sms S]\n"
   "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] [--sms S]\n"
-  "  lowbit run RECIPE [--m M] [--n N] [--k K] [--iters I] [--flush read|write]\n"
+  "  lowbit run RECIPE [--m M[,M...]] [--n N] [--k K] [--iters I] "
+  "[--flush read|write]\n"
   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
   "[--out DIR]\n"
   "               [--flush read|write]  (L2 flush before each timed launch; "
   "default read)\n"
-  "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132.\n";
+  "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132; M is 1..8.\n"
+  "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
+  "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 
 typedef struct args {
   const char *files[LB_BENCH_MAX];
   int nfiles;
   const char *out, *arch, *shapes, *ms, *flush;
-  int n, k, m, sms, iters;
+  int n, k, sms, iters;
 } args;
 
-static int to_int(const char *s, int *v) {
+/* Options that take a value: anything else beginning with '-' is
+** unknown, even as the last argument, where it has no value to ask for. */
+static int known(const char *o) {
+  static const char *const names[] = {
+    "-o", "--out", "--arch", "--shapes", "--flush", "--n", "--k", "--sms",
+    "--iters", "--m", NULL
+  };
+  int i;
+  for (i = 0; names[i]; i++)
+    if (!strcmp(o, names[i])) return 1;
+  return 0;
+}
+
+/* s as an integer in 1..INT_LIMIT; says what is wrong with it (naming
+** option o) when it is not. */
+static int to_int(const char *o, const char *s, int *v) {
   char *end;
-  long x = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || x <= 0 || x > 1 << 30) return 0;
+  long x;
+  errno = 0;
+  x = strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || x <= 0 ||
+      (errno == ERANGE && x != LONG_MAX)) {
+    fprintf(stderr, "lowbit: %s %s: not a positive integer\n", o, s);
+    return 0;
+  }
+  if (errno == ERANGE || x > INT_LIMIT) {
+    fprintf(stderr, "lowbit: %s %s: too large (at most %d)\n", o, s,
+            INT_LIMIT);
+    return 0;
+  }
   *v = (int)x;
   return 1;
 }
 
+/* o is known(): the last case is --iters. */
+static int value(args *a, const char *o, const char *v) {
+  if (!strcmp(o, "-o") || !strcmp(o, "--out")) a->out = v;
+  else if (!strcmp(o, "--arch")) a->arch = v;
+  else if (!strcmp(o, "--shapes")) a->shapes = v;
+  else if (!strcmp(o, "--flush")) a->flush = v;
+  else if (!strcmp(o, "--m")) a->ms = v;
+  else if (!strcmp(o, "--n")) return to_int(o, v, &a->n);
+  else if (!strcmp(o, "--k")) return to_int(o, v, &a->k);
+  else if (!strcmp(o, "--sms")) return to_int(o, v, &a->sms);
+  else return to_int(o, v, &a->iters);
+  return 1;
+}
+
 static int parse(int argc, char **argv, args *a) {
-  int i;
+  int i, stdin_seen = 0;
   memset(a, 0, sizeof *a);
   a->n = a->k = 8192;
-  a->m = 1;
   a->sms = 132;
   for (i = 2; i < argc; i++) {
     const char *o = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ok = 1;
-    if (o[0] != '-') {
+    if (o[0] != '-' || o[1] == '\0') {
       if (a->nfiles == LB_BENCH_MAX) {
         fprintf(stderr, "lowbit: too many recipes (max %d)\n", LB_BENCH_MAX);
+        return 0;
+      }
+      /* stdin holds one recipe: a second '-' would read it empty */
+      if (!strcmp(o, "-") && stdin_seen++) {
+        fprintf(stderr, "lowbit: '-' (standard input) given twice\n");
         return 0;
       }
       a->files[a->nfiles++] = o;
       continue;
     }
-    if (v == NULL) {
-      fprintf(stderr, "lowbit: %s needs a value\n", o);
-      return 0;
-    }
-    if (!strcmp(o, "-o") || !strcmp(o, "--out")) a->out = v;
-    else if (!strcmp(o, "--arch")) a->arch = v;
-    else if (!strcmp(o, "--shapes")) a->shapes = v;
-    else if (!strcmp(o, "--flush")) a->flush = v;
-    else if (!strcmp(o, "--n")) ok = to_int(v, &a->n);
-    else if (!strcmp(o, "--k")) ok = to_int(v, &a->k);
-    else if (!strcmp(o, "--sms")) ok = to_int(v, &a->sms);
-    else if (!strcmp(o, "--iters")) ok = to_int(v, &a->iters);
-    else if (!strcmp(o, "--m")) { a->ms = v; ok = 1; }
-    else {
+    if (!known(o)) {
       fprintf(stderr, "lowbit: unknown option %s\n%s", o, usage);
       return 0;
     }
-    if (!ok) {
-      fprintf(stderr, "lowbit: %s %s: not a positive integer\n", o, v);
+    if (i + 1 == argc) {
+      fprintf(stderr, "lowbit: %s needs a value\n", o);
       return 0;
     }
-    i++;
+    if (!value(a, o, argv[++i])) return 0;
   }
   return 1;
 }
 
+static const char *shown(const char *path) {
+  return strcmp(path, "-") ? path : "stdin";
+}
+
+/* Standard input as a recipe named "stdin", bounded like a file. */
+static lb_status load_stdin(lb_recipe **r) {
+  char *text = malloc(TEXT_LIMIT + 1);
+  size_t n;
+  lb_status st = LB_EIO;
+  *r = NULL;
+  if (text == NULL) {
+    fprintf(stderr, "stdin: no memory\n");
+    return LB_EMEM;
+  }
+  n = fread(text, 1, TEXT_LIMIT + 1, stdin);
+  if (ferror(stdin))
+    fprintf(stderr, "stdin: cannot read recipe: %s\n", strerror(errno));
+  else if (n > TEXT_LIMIT)
+    fprintf(stderr, "stdin: recipe is more than the limit of 1 MiB (%d "
+                    "bytes)\n", TEXT_LIMIT);
+  else if ((st = lb_recipe_load_text("stdin", text, n, r)) != LB_OK)
+    fprintf(stderr, "%s\n", lb_errmsg());
+  free(text);
+  return st;
+}
+
+/* Every message names the file: the library's say it already. */
 static lb_recipe *load(const char *path) {
   lb_recipe *r;
+  if (!strcmp(path, "-")) return load_stdin(&r) == LB_OK ? r : NULL;
   if (lb_recipe_load(path, &r) != LB_OK) {
     fprintf(stderr, "%s\n", lb_errmsg());
     return NULL;
@@ -100,7 +173,7 @@ static int cmd_check(const args *a) {
   int i, bad = 0;
   if (a->nfiles == 0) {
     fputs(usage, stderr);
-    return 2;
+    return EXIT_USAGE;
   }
   for (i = 0; i < a->nfiles; i++) {
     lb_recipe *r = load(a->files[i]);
@@ -108,7 +181,7 @@ static int cmd_check(const args *a) {
       bad = 1;
       continue;
     }
-    printf("%s: ok (%s)\n", a->files[i], lb_recipe_name(r));
+    printf("%s: ok (%s)\n", shown(a->files[i]), lb_recipe_name(r));
     lb_recipe_free(r);
   }
   return bad;
@@ -121,7 +194,7 @@ static int cmd_gen(const args *a) {
   int rc = 0;
   if (a->nfiles != 1) {
     fputs(usage, stderr);
-    return 2;
+    return EXIT_USAGE;
   }
   if ((r = load(a->files[0])) == NULL) return 1;
   if (lb_generate(r, a->n, a->k, a->sms, &src) != LB_OK) {
@@ -130,30 +203,60 @@ static int cmd_gen(const args *a) {
     return 1;
   }
   if (a->out && (f = fopen(a->out, "w")) == NULL) {
-    fprintf(stderr, "lowbit gen: cannot write %s\n", a->out);
+    fprintf(stderr, "lowbit gen: cannot write %s: %s\n", a->out,
+            strerror(errno));
     rc = 1;
   } else {
-    if (fputs(src, f) < 0) rc = 1;
+    if (fputs(src, f) < 0 || fflush(f) != 0) rc = 1;
     if (f != stdout && fclose(f) != 0) rc = 1;
-    if (rc) fprintf(stderr, "lowbit gen: write failed\n");
+    if (rc)
+      fprintf(stderr, "lowbit gen: cannot write %s: %s\n",
+              a->out ? a->out : "standard output", strerror(errno));
   }
   free(src);
   lb_recipe_free(r);
   return rc;
 }
 
-/* "sm_90,sm_80" -> 90, 80 */
-static int parse_archs(const char *s, int *archs, int max) {
-  int n = 0;
-  while (s && *s && n < max) {
-    int v = 0;
-    if (strncmp(s, "sm_", 3) == 0) s += 3;
-    while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
-    if (v < 80 || (*s && *s != ',')) return -1;
-    archs[n++] = v;
-    if (*s == ',') s++;
+/* Copies list s of option o into buf for strtok_r, refusing a list too
+** long to fit rather than cutting it. */
+static int copy_list(const char *o, const char *s, char *buf, size_t len) {
+  if (strlen(s) >= len) {
+    fprintf(stderr, "lowbit: %s: list longer than %zu characters\n", o,
+            len - 1);
+    return 0;
   }
-  return n;
+  memcpy(buf, s, strlen(s) + 1);
+  return 1;
+}
+
+/* "sm_90,80" -> 90, 80; names the token that is not an arch. */
+static int parse_archs(const char *s, int *archs, int max) {
+  char buf[256], *tok, *save = NULL;
+  int n = 0;
+  if (!copy_list("--arch", s, buf, sizeof buf)) return -1;
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const char *d = strncmp(tok, "sm_", 3) ? tok : tok + 3;
+    size_t nd = strlen(d);
+    if (nd < 2 || nd > 3 || strspn(d, "0123456789") != nd) {
+      fprintf(stderr, "lowbit: --arch: '%s' is not a supported arch spelling "
+                      "(sm_NN or NN, like sm_90 or 90)\n", tok);
+      return -1;
+    }
+    if (atoi(d) < 80 || atoi(d) > 200) {
+      fprintf(stderr, "lowbit: --arch: '%s': lowbit needs sm_80 to sm_200\n",
+              tok);
+      return -1;
+    }
+    if (n == max) {
+      fprintf(stderr, "lowbit: --arch: at most %d archs\n", max);
+      return -1;
+    }
+    archs[n++] = atoi(d);
+  }
+  if (n == 0)
+    fprintf(stderr, "lowbit: --arch wants a list like sm_90 or 80,90\n");
+  return n > 0 ? n : -1;
 }
 
 static int cmd_compile(const args *a) {
@@ -162,14 +265,10 @@ static int cmd_compile(const args *a) {
   int archs[8], na, i, rc = 0;
   if (a->nfiles != 1) {
     fputs(usage, stderr);
-    return 2;
+    return EXIT_USAGE;
   }
   na = parse_archs(a->arch ? a->arch : "sm_90", archs, 8);
-  if (na <= 0) {
-    fprintf(stderr, "lowbit compile: --arch wants sm_80 or newer, like "
-                    "sm_90 or sm_80,sm_90\n");
-    return 2;
-  }
+  if (na < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
   if (lb_generate(r, a->n, a->k, a->sms, &src) != LB_OK) {
     fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
@@ -211,33 +310,95 @@ static int cmd_compile(const args *a) {
   return rc;
 }
 
-/* "1,2,4" -> list */
-static int parse_list(const char *s, int *v, int max) {
-  int n = 0;
+/* "1,2,4" -> M values, each a row count the GEMV takes. */
+static int parse_ms(const char *s, int *v, int max) {
   char buf[256], *tok, *save = NULL;
-  snprintf(buf, sizeof buf, "%s", s);
+  int n = 0;
+  if (!copy_list("--m", s, buf, sizeof buf)) return -1;
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (n == max || !to_int(tok, &v[n])) return -1;
+    if (n == max) {
+      fprintf(stderr, "lowbit: --m: at most %d values\n", max);
+      return -1;
+    }
+    if (!to_int("--m", tok, &v[n])) return -1;
+    if (v[n] > LB_MAX_M) {
+      fprintf(stderr, "lowbit: --m %s: the GEMV takes M from 1 to %d\n", tok,
+              LB_MAX_M);
+      return -1;
+    }
     n++;
   }
-  return n;
+  if (n == 0) fprintf(stderr, "lowbit: --m wants a list like 1,2,4,8\n");
+  return n > 0 ? n : -1;
 }
 
+/* "4096x8192,..." -> shapes; whether each suits a recipe is checked
+** later, with the recipes. */
 static int parse_shapes(const char *s, lb_bench_opts *o) {
   char buf[512], *tok, *save = NULL;
-  snprintf(buf, sizeof buf, "%s", s);
   o->nshapes = 0;
+  if (!copy_list("--shapes", s, buf, sizeof buf)) return 0;
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *x = strchr(tok, 'x');
-    if (x == NULL || o->nshapes == LB_BENCH_MAX) return 0;
+    if (o->nshapes == LB_BENCH_MAX) {
+      fprintf(stderr, "lowbit: --shapes: at most %d shapes\n", LB_BENCH_MAX);
+      return 0;
+    }
+    if (x == NULL) {
+      fprintf(stderr, "lowbit: --shapes: '%s' is not KxN (like 4096x8192)\n",
+              tok);
+      return 0;
+    }
     *x = '\0';
-    if (!to_int(tok, &o->k[o->nshapes]) || !to_int(x + 1, &o->n[o->nshapes]))
+    if (!to_int("--shapes K", tok, &o->k[o->nshapes]) ||
+        !to_int("--shapes N", x + 1, &o->n[o->nshapes]))
       return 0;
     o->nshapes++;
   }
+  if (o->nshapes == 0)
+    fprintf(stderr, "lowbit: --shapes wants KxN,KxN...\n");
   return o->nshapes > 0;
 }
 
+/* Loads every recipe and sizes every shape with it, so that a missing
+** recipe or a K the recipe cannot take stops the command before the GPU
+** is touched.  Returns an exit status. */
+static int check_recipes(const char *cmd, const lb_bench_opts *o) {
+  int i, s, rc = 0;
+  for (i = 0; i < o->nrecipes; i++) {
+    lb_recipe *r = load(o->recipes[i]);
+    if (r == NULL) {
+      if (rc == 0) rc = 1;
+      continue;
+    }
+    for (s = 0; s < o->nshapes; s++) {
+      lb_sizes sz;
+      if (lb_sizes_of(r, o->n[s], o->k[s], &sz) != LB_OK) {
+        fprintf(stderr, "lowbit %s: %s with K x N = %d x %d: %s\n", cmd,
+                o->recipes[i], o->k[s], o->n[s], lb_errmsg());
+        rc = EXIT_USAGE;
+      }
+    }
+    lb_recipe_free(r);
+  }
+  return rc;
+}
+
+static int check_outdir(const char *cmd, const char *dir) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0) {
+    fprintf(stderr, "lowbit %s: --out %s: %s\n", cmd, dir, strerror(errno));
+    return 0;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "lowbit %s: --out %s: not a directory\n", cmd, dir);
+    return 0;
+  }
+  return 1;
+}
+
+/* Every argument is checked before lb_bench_run, which opens the GPU:
+** its exit status 2 then can only be its "no GPU". */
 static int cmd_bench(const args *a, int single) {
   /* the shipped recipes, wherever the tool is run from */
   static const char *all[] = {
@@ -247,14 +408,23 @@ static int cmd_bench(const args *a, int single) {
   };
   static const int defk[] = {4096, 8192, 4096, 14336};
   static const int defn[] = {4096, 8192, 14336, 4096};
+  const char *cmd = single ? "run" : "bench";
   lb_bench_opts o;
-  int i;
+  int i, rc;
   memset(&o, 0, sizeof o);
   if (single && a->nfiles != 1) {
     fputs(usage, stderr);
-    return 2;
+    return EXIT_USAGE;
   }
-  for (i = 0; i < a->nfiles; i++) o.recipes[o.nrecipes++] = a->files[i];
+  for (i = 0; i < a->nfiles; i++) {
+    /* the bench loads its recipes again, by path */
+    if (!strcmp(a->files[i], "-")) {
+      fprintf(stderr, "lowbit %s: a recipe from standard input works with "
+                      "check, gen and compile only; give a file\n", cmd);
+      return EXIT_USAGE;
+    }
+    o.recipes[o.nrecipes++] = a->files[i];
+  }
   if (o.nrecipes == 0)
     for (i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
       o.recipes[o.nrecipes++] = all[i];
@@ -263,10 +433,7 @@ static int cmd_bench(const args *a, int single) {
     o.n[0] = a->n;
     o.nshapes = 1;
   } else if (a->shapes) {
-    if (!parse_shapes(a->shapes, &o)) {
-      fprintf(stderr, "lowbit bench: --shapes wants KxN,KxN...\n");
-      return 2;
-    }
+    if (!parse_shapes(a->shapes, &o)) return EXIT_USAGE;
   } else {
     for (i = 0; i < 4; i++) {
       o.k[i] = defk[i];
@@ -275,11 +442,7 @@ static int cmd_bench(const args *a, int single) {
     o.nshapes = 4;
   }
   if (a->ms) {
-    o.nm = parse_list(a->ms, o.m, LB_BENCH_MAX);
-    if (o.nm <= 0) {
-      fprintf(stderr, "lowbit: --m wants a list like 1,2,4,8\n");
-      return 2;
-    }
+    if ((o.nm = parse_ms(a->ms, o.m, LB_BENCH_MAX)) < 0) return EXIT_USAGE;
   } else if (single) {
     o.m[0] = 1;
     o.nm = 1;
@@ -288,14 +451,22 @@ static int cmd_bench(const args *a, int single) {
     o.nm = 4;
   }
   if (a->flush && strcmp(a->flush, "read") && strcmp(a->flush, "write")) {
-    fprintf(stderr, "lowbit: --flush wants read or write\n");
-    return 2;
+    fprintf(stderr, "lowbit: --flush %s: wants read or write\n", a->flush);
+    return EXIT_USAGE;
   }
+  if (a->iters > ITERS_LIMIT) {
+    fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
+            ITERS_LIMIT);
+    return EXIT_USAGE;
+  }
+  if (a->out && !check_outdir(cmd, a->out)) return EXIT_USAGE;
+  if ((rc = check_recipes(cmd, &o)) != 0) return rc;
   o.flush_write = a->flush && !strcmp(a->flush, "write");
   o.warmup = 10;
   o.iters = a->iters ? a->iters : 100;
   o.outdir = a->out;
-  return lb_bench_run(&o);
+  rc = lb_bench_run(&o);
+  return rc == 2 ? EXIT_NOGPU : rc;
 }
 
 int main(int argc, char **argv) {
@@ -303,14 +474,14 @@ int main(int argc, char **argv) {
   const char *cmd = argc > 1 ? argv[1] : "";
   if (argc < 2 || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
     fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? EXIT_USAGE : 0;
   }
-  if (!parse(argc, argv, &a)) return 2;
+  if (!parse(argc, argv, &a)) return EXIT_USAGE;
   if (!strcmp(cmd, "check")) return cmd_check(&a);
   if (!strcmp(cmd, "gen")) return cmd_gen(&a);
   if (!strcmp(cmd, "compile")) return cmd_compile(&a);
   if (!strcmp(cmd, "run")) return cmd_bench(&a, 1);
   if (!strcmp(cmd, "bench")) return cmd_bench(&a, 0);
   fprintf(stderr, "lowbit: unknown command '%s'\n%s", cmd, usage);
-  return 2;
+  return EXIT_USAGE;
 }

@@ -10,10 +10,13 @@
 ** bound (string patterns, table.move); memory, executed instructions and
 ** wall-clock time are bounded.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -30,6 +33,7 @@
 ** instructions alone does not bound the time a recipe takes. */
 #define TIME_LIMIT  2              /* seconds a recipe may run */
 #define TIME_CHECK  (64u << 10)    /* allocations this big check the clock */
+#define TEXT_LIMIT  (1 << 20)      /* bytes of recipe text */
 
 typedef struct sandbox {
   size_t used, limit;
@@ -473,17 +477,44 @@ static void make_env(lua_State *L) {
   lua_setmetatable(L, -2);
 }
 
+/* The parser reads the text a line at a time, so that sandbox.line
+** follows it: some parser errors carry no position (C stack overflow
+** from deeply nested brackets). */
+typedef struct feed {
+  const char *p, *end;
+  sandbox *s;
+} feed;
+
+static const char *feed_line(lua_State *L, void *ud, size_t *size) {
+  feed *f = ud;
+  const char *start = f->p, *nl;
+  if (f->p == f->end) {
+    *size = 0;
+    return NULL;
+  }
+  nl = memchr(f->p, '\n', (size_t)(f->end - f->p));
+  f->p = nl ? nl + 1 : f->end;
+  f->s->line++;
+  *size = (size_t)(f->p - start);
+  return start;
+}
+
 /* Runs in protected mode: everything that can raise a Lua error. */
 static int run_chunk(lua_State *L) {
   const char *text = lua_touserdata(L, 1);
   size_t len = (size_t)lua_tointeger(L, 2);
   const char *chunk = lua_tostring(L, 3);
+  feed f;
   make_env(L);                                   /* 4: env */
   if (len > 0 && text[0] == LUA_SIGNATURE[0])
     return luaL_error(L, "%s:1: recipes must be Lua source text, not "
                       "precompiled bytecode", chunk + 1);
-  if (luaL_loadbufferx(L, text, len, chunk, "t") != LUA_OK)
+  f.p = text;
+  f.end = text + len;
+  f.s = getsb(L);
+  if (lua_load(L, feed_line, &f, chunk, "t") != LUA_OK)
     return lua_error(L);
+  f.s->line = 0;                   /* from here the line hook keeps it */
   lua_pushvalue(L, 4);
   lua_setupvalue(L, -2, 1);
   lua_sethook(L, sb_hook, LUA_MASKLINE | LUA_MASKCOUNT, HOOK_EVERY);
@@ -522,6 +553,28 @@ static lb_status finish(lb_recipe *r, const char *file, int last) {
   return LB_OK;
 }
 
+/* Whether msg begins with a position in the chunk: the file as given, or
+** as Lua writes a name longer than LUA_IDSIZE - 1 with its '@': "..."
+** and the tail (luaO_chunkid). */
+static int has_position(const char *msg, const char *file) {
+  size_t n = strlen(file);
+  const size_t keep = LUA_IDSIZE - 4;
+  if (strncmp(msg, file, n) == 0 && msg[n] == ':') return 1;
+  if (n + 1 <= LUA_IDSIZE) return 0;
+  return strncmp(msg, "...", 3) == 0 &&
+         strncmp(msg + 3, file + n - keep, keep) == 0 && msg[3 + keep] == ':';
+}
+
+/* Some Lua errors carry no position (those raised inside C functions,
+** like string.rep's "resulting string too large" or next's "invalid key",
+** and the parser's C stack overflow): give them the last line run. */
+static lb_status lua_message(const char *msg, const char *chunkname,
+                             const lb_recipe *r, int line) {
+  if (has_position(msg, chunkname) || has_position(msg, r->file))
+    return lb_fail(LB_ERECIPE, "%s", msg);
+  return lb_fail(LB_ERECIPE, "%s:%d: %s", r->file, line ? line : 1, msg);
+}
+
 lb_status lb_recipe_load_text(const char *chunkname, const char *text,
                               size_t len, lb_recipe **out) {
   sandbox sb;
@@ -533,7 +586,7 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
   if (chunkname == NULL || text == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_recipe_load_text: null argument");
   r = calloc(1, sizeof *r);
-  if (r == NULL) return lb_fail(LB_EMEM, "lb_recipe_load_text: no memory");
+  if (r == NULL) return lb_fail(LB_EMEM, "%s: no memory", chunkname);
   snprintf(r->file, sizeof r->file, "%s", chunkname);
   memset(&sb, 0, sizeof sb);
   sb.limit = MEM_LIMIT;
@@ -557,7 +610,7 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe used more than %u MiB of memory",
                  r->file, sb.line ? sb.line : 1, MEM_LIMIT >> 20);
   else if (rc != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
-    st = lb_fail(LB_ERECIPE, "%s", lua_tostring(L, -1));
+    st = lua_message(lua_tostring(L, -1), chunkname, r, sb.line);
   else if (rc != LUA_OK)
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe raised an error that is not a "
                  "string (a %s)", r->file, sb.line ? sb.line : 1,
@@ -572,35 +625,67 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
   return LB_OK;
 }
 
+/* Reads f to its end: the size that stat or ftell reports is wrong for
+** pipes, terminals and /proc files (which say 0).  Reads at most TEXT_LIMIT + 1
+** bytes, so a longer file shows as too long without being read whole. */
+static lb_status read_all(FILE *f, const char *path, char **text,
+                          size_t *len) {
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1), *nb;
+  while (buf != NULL) {
+    size_t want = cap - n, got = fread(buf + n, 1, want, f);
+    n += got;
+    if (got < want || cap > TEXT_LIMIT) break;
+    cap = cap * 2 > TEXT_LIMIT ? TEXT_LIMIT + 1 : cap * 2;
+    if ((nb = realloc(buf, cap + 1)) == NULL) free(buf);
+    buf = nb;
+  }
+  if (buf == NULL) return lb_fail(LB_EMEM, "%s: no memory", path);
+  if (ferror(f)) {
+    int e = errno;
+    free(buf);
+    return lb_fail(LB_EIO, "%s: cannot read recipe: %s", path, strerror(e));
+  }
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return LB_OK;
+}
+
+static lb_status too_long(FILE *f, const char *path) {
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
+    return lb_fail(LB_EIO, "%s: recipe is %lld bytes, more than the limit "
+                   "of 1 MiB (%d bytes)", path, (long long)sb.st_size,
+                   TEXT_LIMIT);
+  return lb_fail(LB_EIO, "%s: recipe is more than the limit of 1 MiB (%d "
+                 "bytes)", path, TEXT_LIMIT);
+}
+
 lb_status lb_recipe_load(const char *path, lb_recipe **out) {
+  struct stat sb;
   FILE *f;
-  char *text;
-  long len;
+  char *text = NULL;
+  size_t len = 0;
   lb_status st;
   if (out) *out = NULL;
   if (path == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_recipe_load: null argument");
   f = fopen(path, "rb");
-  if (f == NULL) return lb_fail(LB_EIO, "%s: cannot open recipe", path);
-  if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
-      fseek(f, 0, SEEK_SET) != 0 || len > (1 << 20)) {
-    fclose(f);
-    return lb_fail(LB_EIO, "%s: cannot read recipe (or larger than 1 MiB)",
-                   path);
-  }
-  text = malloc((size_t)len + 1);
-  if (text == NULL) {
-    fclose(f);
-    return lb_fail(LB_EMEM, "%s: no memory", path);
-  }
-  if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+  if (f == NULL)
+    return lb_fail(LB_EIO, "%s: cannot open recipe: %s", path,
+                   strerror(errno));
+  /* a directory opens, and only reading it fails (EISDIR) */
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode))
+    st = lb_fail(LB_EIO, "%s: is a directory, not a recipe file", path);
+  else if ((st = read_all(f, path, &text, &len)) == LB_OK &&
+           len > TEXT_LIMIT) {
     free(text);
-    fclose(f);
-    return lb_fail(LB_EIO, "%s: read failed", path);
+    st = too_long(f, path);
   }
   fclose(f);
-  text[len] = '\0';
-  st = lb_recipe_load_text(path, text, (size_t)len, out);
+  if (st != LB_OK) return st;
+  st = lb_recipe_load_text(path, text, len, out);
   free(text);
   return st;
 }

@@ -3,6 +3,7 @@
 ** message its first line expects ("-- expect: FILE:LINE: ..."), quickly,
 ** and without crashing or leaking (the CI build runs under ASan).
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +62,45 @@ static void one(const char *path) {
   lb_recipe_free(r);
 }
 
+static const char good_text[] =
+    "name \"good\"\nactivations \"f16\"\nweights { bits = 3 }\n"
+    "scales { group = 64 }\nzeros { dtype = \"f16\" }\n"
+    "dequant \"q * s + z\"\n";
+
+/* Lua shortens a long chunk name in the positions it writes ("..." and
+** the tail): such a message has its position and gets no second one; a
+** message without one gets the name in full. */
+static void long_name_cases(void) {
+  static const char *const texts[] = {
+    "name \"x\"\nerror(\"boom\")\n", "name \"x\"\nlocal = 1\n",
+    "name \"x\"\nlocal s = string.rep(\"ab\", 2^40)\n"
+  };
+  char name[200], tail[128], want[256];
+  lb_recipe *r = NULL;
+  size_t i;
+  memset(name, 'd', 150);
+  memcpy(name + 150, "/long.lua", 10);
+  snprintf(tail, sizeof tail, "...%s:2: ", name + 150 - 47);
+  snprintf(want, sizeof want, "%s:2: resulting string too large", name);
+  for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    const char *msg;
+    lb_status st = lb_recipe_load_text(name, texts[i], strlen(texts[i]), &r);
+    msg = lb_errmsg();
+    if (st != LB_ERECIPE ||
+        (i < 2 ? strncmp(msg, tail, strlen(tail)) : strcmp(msg, want)) != 0) {
+      printf("FAIL long name %zu: status %s, message \"%s\"\n", i,
+             lb_status_name(st), msg);
+      failures++;
+    } else {
+      printf("ok   long name %zu: %s\n", i, msg);
+    }
+    lb_recipe_free(r);
+  }
+}
+
 /* Inline cases through lb_recipe_load_text, including one that must load:
 ** a test of failures alone would pass for a loader that fails everything. */
 static void inline_cases(void) {
-  static const char good[] =
-      "name \"good\"\nactivations \"f16\"\nweights { bits = 3 }\n"
-      "scales { group = 64 }\nzeros { dtype = \"f16\" }\n"
-      "dequant \"q * s + z\"\n";
   static const struct { const char *text, *want; } bad[] = {
     {"", "mem.lua:1: recipe has no 'name' section"},
     {"name \"x\"\nweights { 4 }\n", "mem.lua:2: weights: fields are named"},
@@ -83,7 +116,8 @@ static void inline_cases(void) {
   };
   lb_recipe *r = NULL;
   size_t i;
-  if (lb_recipe_load_text("good.lua", good, sizeof good - 1, &r) != LB_OK ||
+  if (lb_recipe_load_text("good.lua", good_text, sizeof good_text - 1,
+                          &r) != LB_OK ||
       strcmp(lb_recipe_name(r), "good") != 0) {
     printf("FAIL inline good recipe: %s\n", lb_errmsg());
     failures++;
@@ -104,6 +138,7 @@ static void inline_cases(void) {
       printf("ok   inline %zu: %s\n", i, lb_errmsg());
     }
   }
+  long_name_cases();
   if (lb_recipe_load_text(NULL, "x", 1, &r) != LB_EARG ||
       lb_recipe_load_text("a", NULL, 1, &r) != LB_EARG ||
       lb_recipe_load_text("a", "x", 1, NULL) != LB_EARG ||
@@ -112,6 +147,80 @@ static void inline_cases(void) {
     printf("FAIL null or missing arguments not refused\n");
     failures++;
   }
+}
+
+/* Loads path expecting status want and a message holding each of has
+** (and not holding hasnt, when given). */
+static void file_case(const char *what, const char *path, lb_status want,
+                      const char *has, const char *has2, const char *hasnt) {
+  lb_recipe *r = NULL;
+  lb_status st = lb_recipe_load(path, &r);
+  const char *msg = st == LB_OK ? "" : lb_errmsg();
+  if (st != want || (has && !strstr(msg, has)) ||
+      (has2 && !strstr(msg, has2)) || (hasnt && strstr(msg, hasnt))) {
+    printf("FAIL file %s: status %s, message \"%s\"\n", what,
+           lb_status_name(st), msg);
+    failures++;
+  } else {
+    printf("ok   file %s: %s\n", what, st == LB_OK ? "loads" : msg);
+  }
+  lb_recipe_free(r);
+}
+
+/* Writes text, padded with a comment to size bytes, to path. */
+static int write_padded(const char *path, size_t size) {
+  FILE *f = fopen(path, "wb");
+  size_t i;
+  if (f == NULL) return 0;
+  fputs(good_text, f);
+  fputs("--", f);
+  for (i = sizeof good_text - 1 + 2; i + 1 < size; i++) fputc('x', f);
+  fputc('\n', f);
+  return fclose(f) == 0;
+}
+
+/* Reading: the system's reason when a file does not open, directories,
+** the size limit (exactly at it and one over), and files whose size
+** fstat or ftell does not tell: a pipe and a /proc file (size 0). */
+static void file_cases(const char *dir) {
+  char tmp[] = "/tmp/lb_test_bad_XXXXXX", path[64], want[128];
+  int fds[2];
+  file_case("missing", "/nonexistent/x.lua", LB_EIO,
+            "/nonexistent/x.lua: cannot open recipe: ", strerror(ENOENT),
+            NULL);
+  snprintf(want, sizeof want, "%s: is a directory, not a recipe file", dir);
+  file_case("directory", dir, LB_EIO, want, NULL, NULL);
+  file_case("/proc", "/proc/self/status", LB_ERECIPE, "/proc/self/status:",
+            NULL, "has no 'name' section");
+  if (pipe(fds) != 0 ||
+      write(fds[1], good_text, sizeof good_text - 1) !=
+          (ssize_t)(sizeof good_text - 1)) {
+    printf("FAIL file pipe: cannot make one\n");
+    failures++;
+  } else {
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    file_case("pipe", path, LB_OK, NULL, NULL, NULL);
+    close(fds[0]);
+  }
+  if (mkdtemp(tmp) == NULL) {
+    printf("FAIL file: mkdtemp\n");
+    failures++;
+    return;
+  }
+  snprintf(path, sizeof path, "%s/big.lua", tmp);
+  if (!write_padded(path, 1 << 20)) {
+    printf("FAIL file: cannot write %s\n", path);
+    failures++;
+  } else {
+    file_case("of 1 MiB", path, LB_OK, NULL, NULL, NULL);
+  }
+  if (write_padded(path, (1 << 20) + 1))
+    file_case("of 1 MiB + 1", path, LB_EIO,
+              "big.lua: recipe is 1048577 bytes, more than the limit of "
+              "1 MiB (1048576 bytes)", NULL, NULL);
+  remove(path);
+  rmdir(tmp);
 }
 
 /* Work a recipe can start where the instruction count does not see it: in
@@ -187,6 +296,7 @@ int main(int argc, char **argv) {
     free(names[i]);
   }
   inline_cases();
+  file_cases(argv[1]);
   time_cases();
   printf("%d bad recipes, %d failure(s)\n", n, failures);
   return failures != 0;

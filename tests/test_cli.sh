@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test_cli.sh LOWBIT RECIPE_DIR: the command-line tool's exit statuses
+# (0 ok, 1 failure, 2 usage error, 3 no GPU) and what its messages say.
+# No GPU is used: CUDA_VISIBLE_DEVICES is empty, so `run` must refuse bad
+# arguments (2) before it finds that there is no GPU (3), here as on a
+# machine with one.
+set -u
+lowbit=$1
+recipes=$2
+r=$recipes/a16w4_g128.lua
+export CUDA_VISIBLE_DEVICES=
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL $*"
+  sed 's/^/  | /' "$tmp/out" | head -20
+  failures=$((failures + 1))
+}
+
+# expect NAME STATUS TEXT INPUT COMMAND...: runs COMMAND with INPUT as
+# its standard input; wants the exit status and TEXT in what it printed.
+expect() {
+  local name=$1 want=$2 text=$3 input=$4 rc
+  shift 4
+  "$@" <"$input" >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    fail "$name: exit status $rc, expected $want"
+  elif ! grep -qF -- "$text" "$tmp/out"; then
+    fail "$name: output lacks \"$text\""
+  else
+    echo "ok   $name"
+  fi
+}
+
+# accepted NAME NOTTEXT INPUT COMMAND...: the arguments are accepted (exit
+# status 0 or 1: whether NVRTC compiles the kernel is not this test's
+# business) and the output does not hold NOTTEXT.
+accepted() {
+  local name=$1 text=$2 input=$3 rc
+  shift 3
+  "$@" <"$input" >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -gt 1 ]; then
+    fail "$name: exit status $rc, expected 0 or 1"
+  elif grep -qF -- "$text" "$tmp/out"; then
+    fail "$name: output holds \"$text\""
+  else
+    echo "ok   $name"
+  fi
+}
+
+# also NAME TEXT: the last command's output holds TEXT as well.
+also() {
+  if grep -qF -- "$2" "$tmp/out"; then echo "ok   $1"; else fail "$1: output lacks \"$2\""; fi
+}
+
+# not NAME TEXT: the last command's output does not hold TEXT.
+not() {
+  if grep -qF -- "$2" "$tmp/out"; then fail "$1: output holds \"$2\""; else echo "ok   $1"; fi
+}
+
+none=/dev/null
+printf 'name "mid"\nlocal s = string.rep("ab", 2^40)\n' >"$tmp/mid.lua"
+printf 'name "half"\n' >"$tmp/half.lua"
+mkdir "$tmp/dir.lua"
+head -c $((1 << 20)) /dev/zero | tr '\0' '-' >"$tmp/big.lua"
+echo >>"$tmp/big.lua"
+
+# usage
+expect "help" 0 "3 no GPU" $none "$lowbit" --help
+also "help: --m takes a list" "--m M[,M...]"
+expect "no arguments" 2 "usage:" $none "$lowbit"
+expect "unknown command" 2 "unknown command 'frob'" $none "$lowbit" frob
+
+# options: the name is checked before its value is asked for
+expect "unknown last option" 2 "unknown option --bogus" $none "$lowbit" gen "$r" --bogus
+not "unknown last option: no value asked for" "needs a value"
+expect "known last option" 2 "--n needs a value" $none "$lowbit" gen "$r" --n
+expect "integer too large" 2 "--n 4294967296: too large (at most 1073741824)" $none "$lowbit" gen "$r" --n 4294967296
+expect "integer overflowing long" 2 "too large" $none "$lowbit" gen "$r" --k 99999999999999999999999
+expect "not an integer" 2 "--n abc: not a positive integer" $none "$lowbit" gen "$r" --n abc
+expect "negative integer" 2 "--n -5: not a positive integer" $none "$lowbit" gen "$r" --n -5
+expect "arch sm_90a" 2 "'sm_90a' is not a supported arch spelling" $none "$lowbit" compile "$r" --arch sm_90a
+expect "arch 90,sm_8x" 2 "'sm_8x' is not a supported arch spelling" $none "$lowbit" compile "$r" --arch 90,sm_8x
+expect "arch sm_75" 2 "'sm_75': lowbit needs sm_80" $none "$lowbit" compile "$r" --arch sm_75
+accepted "arch spelt NN" "--arch" $none "$lowbit" compile "$r" --arch 90
+
+# reading recipes
+expect "check" 0 "a16w4_g128.lua: ok (a16w4_g128)" $none "$lowbit" check "$r"
+expect "check stdin" 0 "stdin: ok (a16w4_g128)" "$r" "$lowbit" check -
+expect "check /dev/stdin" 0 "/dev/stdin: ok (a16w4_g128)" "$r" "$lowbit" check /dev/stdin
+expect "check stdin, bad" 1 "stdin:1: recipe has no 'activations' section" "$tmp/half.lua" "$lowbit" check -
+expect "check stdin twice" 2 "'-' (standard input) given twice" "$r" "$lowbit" check - -
+expect "gen stdin" 0 "__global__" "$r" "$lowbit" gen -
+accepted "compile stdin" "stdin" "$r" "$lowbit" compile - --arch sm_80
+expect "missing recipe" 1 "$tmp/nothere.lua: cannot open recipe: No such file or directory" $none "$lowbit" check "$tmp/nothere.lua"
+expect "directory" 1 "$tmp/dir.lua: is a directory, not a recipe file" $none "$lowbit" check "$tmp/dir.lua"
+expect "over 1 MiB" 1 "big.lua: recipe is 1048577 bytes, more than the limit of 1 MiB" $none "$lowbit" check "$tmp/big.lua"
+expect "over 1 MiB on stdin" 1 "stdin: recipe is more than the limit of 1 MiB" "$tmp/big.lua" "$lowbit" check -
+expect "three files, middle bad" 1 "$tmp/mid.lua:2: resulting string too large" $none \
+  "$lowbit" check "$r" "$tmp/mid.lua" "$recipes/a16w2_g64.lua"
+also "three files: first ok" "a16w4_g128.lua: ok"
+also "three files: last ok" "a16w2_g64.lua: ok"
+expect "three files, middle missing" 1 "$tmp/nothere.lua: cannot open recipe: No such file" $none \
+  "$lowbit" check "$r" "$tmp/nothere.lua" "$recipes/a16w2_g64.lua"
+expect "gen -o unwritable" 1 "cannot write $tmp/no/k.cu: No such file or directory" $none "$lowbit" gen "$r" -o "$tmp/no/k.cu"
+
+# run and bench: every argument checked before the GPU is looked for
+expect "run --m 9" 2 "--m 9: the GEMV takes M from 1 to 8" $none "$lowbit" run "$r" --m 9
+expect "run --m 1,0" 2 "--m 0: not a positive integer" $none "$lowbit" run "$r" --m 1,0
+expect "run --k 100" 2 "k = 100 must be a multiple of 32" $none "$lowbit" run "$r" --k 100
+expect "run --k 96, group 128" 2 "k = 96 must be a multiple of the recipe's group size 128" $none "$lowbit" run "$r" --k 96
+expect "run, missing recipe" 1 "cannot open recipe: No such file or directory" $none "$lowbit" run "$tmp/nothere.lua"
+not "run, missing recipe: GPU not looked for" "no GPU"
+expect "run, bad recipe" 1 "mid.lua:2: resulting string too large" $none "$lowbit" run "$tmp/mid.lua"
+expect "run stdin" 2 "standard input" "$r" "$lowbit" run -
+expect "run --flush" 2 "--flush sideways: wants read or write" $none "$lowbit" run "$r" --flush sideways
+expect "run --iters" 2 "--iters 1000000: too large" $none "$lowbit" run "$r" --iters 1000000
+expect "bench --shapes 100x100" 2 "k = 100 must be a multiple of 32" $none "$lowbit" bench "$r" --shapes 100x100
+expect "bench --shapes 4096" 2 "'4096' is not KxN" $none "$lowbit" bench "$r" --shapes 4096
+expect "bench --shapes 4096x" 2 "not a positive integer" $none "$lowbit" bench "$r" --shapes 4096x
+expect "bench --out missing" 2 "--out $tmp/no: No such file or directory" $none "$lowbit" bench "$r" --out "$tmp/no"
+expect "run, no GPU" 3 "no GPU" $none "$lowbit" run "$r" --m 1,8 --n 4096 --k 4096
+expect "bench, no GPU" 3 "no GPU" $none "$lowbit" bench "$r" --shapes 4096x4096 --m 1
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
