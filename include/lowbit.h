@@ -127,6 +127,21 @@ typedef struct lb_offline {
 lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,
                              char **log);
 
+/* The disk cache as this process sees it.  lb_cache_query probes it: it
+** creates the directory if needed and creates and removes a file there;
+** a write that failed since (or before) is reported too.  An unusable
+** cache never fails a compile, so this is the only place that says why
+** every kernel is compiled again. */
+typedef struct lb_cache_state {
+  char dir[4096];   /* the directory ("" when the cache is off) */
+  int enabled;      /* 0: LOWBIT_CACHE=0 or no directory could be named */
+  int writable;     /* 1 when the probe and the last write succeeded */
+  char why[512];    /* why it is off or not writable ("" when fine): the
+                    ** system's reason and the path */
+} lb_cache_state;
+
+lb_status lb_cache_query(lb_cache_state *out);
+
 #ifdef __cplusplus
 }
 #endif

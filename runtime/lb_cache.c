@@ -11,6 +11,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "lb_cache.h"
+#include "lb_err.h"
 #include "lb_hash.h"
 
 #define MAGIC "LBCACHE2"
@@ -32,24 +35,38 @@ typedef struct header {
   uint64_t hash, kind, size, logsize, idsize, sum;
 } header;
 
-static int cache_dir(char *buf, size_t len) {
+/* The cache directory into buf; 0 (and *why says so) when there is
+** none. */
+static int cache_dir(char *buf, size_t len, const char **why) {
   const char *e = getenv("LOWBIT_CACHE");
   const char *d;
   int n;
-  if (e && strcmp(e, "0") == 0) return 0;
+  if (e && strcmp(e, "0") == 0) {
+    *why = "LOWBIT_CACHE=0";
+    return 0;
+  }
   if ((d = getenv("LOWBIT_CACHE_DIR")) && *d)
     n = snprintf(buf, len, "%s", d);
   else if ((d = getenv("XDG_CACHE_HOME")) && *d)
     n = snprintf(buf, len, "%s/lowbit", d);
   else if ((d = getenv("HOME")) && *d)
     n = snprintf(buf, len, "%s/.cache/lowbit", d);
-  else
+  else {
+    *why = "no directory: LOWBIT_CACHE_DIR, XDG_CACHE_HOME and HOME are "
+           "all unset";
     return 0;
-  return n > 0 && (size_t)n < len;
+  }
+  if (n <= 0 || (size_t)n >= len) {
+    *why = "the cache directory's name is too long";
+    return 0;
+  }
+  return 1;
 }
 
-/* mkdir -p */
+/* mkdir -p; 0 with errno set on failure.  A file of that name that is
+** not a directory fails here, not later at each entry. */
 static int make_dirs(char *path) {
+  struct stat st;
   char *p;
   for (p = path + 1; *p; p++) {
     if (*p != '/') continue;
@@ -60,13 +77,45 @@ static int make_dirs(char *path) {
     }
     *p = '/';
   }
-  return mkdir(path, 0755) == 0 || errno == EEXIST;
+  if (mkdir(path, 0755) == 0) return 1;
+  if (errno != EEXIST || stat(path, &st) != 0) return 0;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return 0;
+  }
+  return 1;
+}
+
+/* Why the last write failed ("" when it succeeded), and in which
+** directory: per process, because any thread's write tells about the
+** same directory, so lb_cache_query can say why nothing is kept. */
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_dir[4096];
+static char last_why[512];
+
+/* "<what> <path>: <the system's reason>" into buf; a long path may cut
+** it short, which still says what and where. */
+static int reason(char *buf, size_t len, const char *what, const char *path,
+                  int err) {
+  return snprintf(buf, len, "%s %s: %s", what, path,
+                  err ? strerror(err) : "short write");
+}
+
+/* Notes the outcome of a write in dir (what NULL: it succeeded). */
+static void note(const char *dir, const char *what, const char *path,
+                 int err) {
+  pthread_mutex_lock(&last_lock);
+  snprintf(last_dir, sizeof last_dir, "%s", dir);
+  last_why[0] = '\0';
+  if (what) reason(last_why, sizeof last_why, what, path, err);
+  pthread_mutex_unlock(&last_lock);
 }
 
 static int entry_path(uint64_t hash, char *buf, size_t len) {
   char dir[4096];
+  const char *why;
   int n;
-  if (!cache_dir(dir, sizeof dir)) return 0;
+  if (!cache_dir(dir, sizeof dir, &why)) return 0;
   n = snprintf(buf, len, "%s/%016llx.lbc", dir, (unsigned long long)hash);
   return n > 0 && (size_t)n < len;
 }
@@ -219,14 +268,30 @@ static void evict(const char *dir, uint64_t max) {
   free(it);
 }
 
-/* Failures are not errors: the kernel is compiled, only not kept. */
+/* A new file for writing, or -1.  O_EXCL: never write through whatever
+** already has the name (a link, a FIFO, whose open would block); a
+** leftover of a dead writer that had our pid is removed once. */
+static int create(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && remove(path) == 0)
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  return fd;
+}
+
+/* Failures are not errors: the kernel is compiled, only not kept; the
+** reason is noted for lb_cache_query. */
 void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
                   const lb_binary *bin) {
   char path[4200], tmp[4300], dir[4096];
+  const char *why;
   header h;
-  FILE *f;
-  int ok;
-  if (!cache_dir(dir, sizeof dir) || !make_dirs(dir)) return;
+  FILE *f = NULL;
+  int fd, ok, err = 0;
+  if (!cache_dir(dir, sizeof dir, &why)) return;
+  if (!make_dirs(dir)) {
+    note(dir, "cannot create directory", dir, errno);
+    return;
+  }
   if (!entry_path(hash, path, sizeof path)) return;
   snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, (long)getpid(),
            (const void *)&h);
@@ -238,15 +303,75 @@ void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
   h.logsize = bin->log ? strlen(bin->log) : 0;
   h.idsize = idlen;
   h.sum = checksum(bin, id, idlen);
-  if ((f = fopen(tmp, "wb")) == NULL) return;
+  fd = create(tmp);
+  if (fd < 0 || (f = fdopen(fd, "wb")) == NULL) {
+    err = errno;
+    if (fd >= 0) {
+      close(fd);
+      remove(tmp);
+    }
+    note(dir, "cannot create a file in", dir, err);
+    return;
+  }
   ok = fwrite(&h, sizeof h, 1, f) == 1 &&
        fwrite(bin->data, 1, bin->size, f) == bin->size &&
        (h.logsize == 0 || fwrite(bin->log, 1, h.logsize, f) == h.logsize) &&
        fwrite(id, 1, idlen, f) == idlen;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
+  if (!ok) err = errno;
+  if (fclose(f) != 0 && ok) {
+    ok = 0;
+    err = errno;
+  }
+  if (!ok) {
     remove(tmp);
+    note(dir, "cannot write", tmp, err);
     return;
   }
+  /* over a FIFO or a stale file this works; over a directory it fails,
+  ** and this kernel is simply not kept */
+  if (rename(tmp, path) != 0) {
+    err = errno;
+    remove(tmp);
+    note(dir, "cannot replace", path, err);
+    return;
+  }
+  note(dir, NULL, NULL, 0);
   evict(dir, cache_max());
+}
+
+lb_status lb_cache_query(lb_cache_state *out) {
+  char tmp[4300];
+  const char *why = "";
+  int fd;
+  if (out == NULL) return lb_fail(LB_EARG, "lb_cache_query: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!cache_dir(out->dir, sizeof out->dir, &why)) {
+    out->dir[0] = '\0';
+    snprintf(out->why, sizeof out->why, "%s", why);
+    return LB_OK;
+  }
+  out->enabled = 1;
+  /* the probe: what a write would do, short of an entry */
+  if (!make_dirs(out->dir)) {
+    reason(out->why, sizeof out->why, "cannot create directory", out->dir,
+           errno);
+    return LB_OK;
+  }
+  snprintf(tmp, sizeof tmp, "%s/%016llx.lbc.%ld.%p.probe.tmp", out->dir,
+           0ull, (long)getpid(), (void *)tmp);
+  if ((fd = create(tmp)) < 0) {
+    reason(out->why, sizeof out->why, "cannot create a file in", out->dir,
+           errno);
+    return LB_OK;
+  }
+  close(fd);
+  remove(tmp);
+  /* the probe can succeed where an entry cannot be written (a directory
+  ** in its place, a full disk): the last write says */
+  pthread_mutex_lock(&last_lock);
+  if (last_why[0] && strcmp(last_dir, out->dir) == 0)
+    snprintf(out->why, sizeof out->why, "%s", last_why);
+  pthread_mutex_unlock(&last_lock);
+  out->writable = out->why[0] == '\0';
+  return LB_OK;
 }

@@ -18,6 +18,10 @@
 ** 0: no limit; default, also for a value that does not parse: 1g), and
 ** so are temporary files older than an hour (their writer died).  In a
 ** cache this process cannot write to, hits do not refresh entries.
+**
+** A cache that cannot be written costs the hits, never a compile; the
+** reason of the last failed write is kept (per process) for
+** lb_cache_query (lowbit.h), which also probes the directory itself.
 */
 #ifndef lb_cache_h
 #define lb_cache_h

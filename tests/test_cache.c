@@ -4,7 +4,9 @@
 ** rewritten; an entry whose hash collides with another key's is not used;
 ** the oldest entries go when the cache outgrows LOWBIT_CACHE_MAX, and a
 ** hit makes an entry young again; two processes filling the same cache at
-** once both succeed; LOWBIT_CACHE=0 turns the cache off.
+** once both succeed; LOWBIT_CACHE=0 turns the cache off; an unusable
+** directory (a file, /proc/self, read-only) costs only the hits, and
+** lb_cache_query says why.
 */
 #include <dirent.h>
 #include <stdio.h>
@@ -164,6 +166,29 @@ static int collide(const char *from, const char *to) {
   fseek(f, 8, SEEK_SET);
   fwrite(&hash, 8, 1, f);
   return fclose(f) == 0;
+}
+
+/* lb_cache_query must say enabled/writable, and why holds each of the
+** non-NULL needles (why is "" when writable). */
+static void expect_state(const char *what, int enabled, int writable,
+                         const char *needle1, const char *needle2) {
+  lb_cache_state st;
+  if (lb_cache_query(&st) != LB_OK) {
+    CHECK(0, "%s: lb_cache_query failed: %s", what, lb_errmsg());
+    return;
+  }
+  printf("%s: enabled %d, writable %d, why \"%s\"\n", what, st.enabled,
+         st.writable, st.why);
+  CHECK(st.enabled == enabled, "%s: enabled %d, expected %d", what,
+        st.enabled, enabled);
+  CHECK(st.writable == writable, "%s: writable %d, expected %d", what,
+        st.writable, writable);
+  CHECK(writable ? st.why[0] == '\0' : st.why[0] != '\0',
+        "%s: why \"%s\"", what, st.why);
+  CHECK(!needle1 || strstr(st.why, needle1), "%s: \"%s\" not in why", what,
+        needle1);
+  CHECK(!needle2 || strstr(st.why, needle2), "%s: \"%s\" not in why", what,
+        needle2);
 }
 
 /* Child mode: compile two sources into the shared cache and exit 0. */
@@ -353,6 +378,7 @@ int main(int argc, char **argv) {
     CHECK(c == 0, "nested dir: expected a miss, got %d", c);
     c = compile(src, NULL);
     CHECK(c == 2, "nested dir %s not created or not used (%d)", nested, c);
+    expect_state("nested dir", 1, 1, NULL, NULL);
     clear(nested);
     rmdir(nested);
     snprintf(nested, sizeof nested, "%s/a", dir);
@@ -362,10 +388,32 @@ int main(int argc, char **argv) {
     setenv("LOWBIT_CACHE_DIR", file, 1);
     CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 0,
           "cache dir that is a file: compile failed or hit");
+    /* and lb_cache_query says why, with the path */
+    expect_state("cache dir is a file", 1, 0, file, "Not a directory");
     remove(file);
+    /* /proc/self is a directory nobody, root included, creates files in */
+    setenv("LOWBIT_CACHE_DIR", "/proc/self", 1);
+    CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 0,
+          "cache dir /proc/self: compile failed or hit");
+    expect_state("cache dir /proc/self", 1, 0, "/proc/self", NULL);
+    if (geteuid() == 0)
+      printf("read-only cache dir: not checked, running as root (root "
+             "ignores permissions)\n");
+    else {
+      char ro[4200];
+      snprintf(ro, sizeof ro, "%s/readonly", dir);
+      mkdir(ro, 0555);
+      setenv("LOWBIT_CACHE_DIR", ro, 1);
+      CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 0,
+            "read-only cache dir: compile failed or hit");
+      expect_state("read-only cache dir", 1, 0, ro, "Permission denied");
+      rmdir(ro);
+    }
     setenv("LOWBIT_CACHE_DIR", dir, 1);
+    CHECK(compile(src, NULL) >= 0, "back in the good dir: compile failed");
+    expect_state("good dir", 1, 1, NULL, NULL);
     printf("cache dir created when missing; an unusable one only costs "
-           "the hit\n");
+           "the hit, and lb_cache_query says why\n");
   }
 
   setenv("LOWBIT_CACHE", "0", 1);
@@ -373,6 +421,7 @@ int main(int argc, char **argv) {
   CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 0,
         "LOWBIT_CACHE=0 still hit");
   CHECK(entries(dir, NULL, 0) == 0, "LOWBIT_CACHE=0 still wrote entries");
+  expect_state("LOWBIT_CACHE=0", 0, 0, "LOWBIT_CACHE=0", NULL);
   printf("LOWBIT_CACHE=0: no hits, nothing written\n");
 
   free(src);
