@@ -80,6 +80,8 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
           cfg->xminb = (int)v;
         else if (!strcmp(key, "xres") && v >= 0 && v <= 160)
           cfg->xres = (int)v * 1024;
+        else if (!strcmp(key, "lazy") && (v == 0 || v == 1))
+          cfg->lazy = (int)v;
       }
     }
     e += strcspn(e, ",");
@@ -136,9 +138,20 @@ static void plan(const lb_recipe *r, int n, int k, int sms, const char *tune,
   cfg->warps = warps;
   cfg->stages = LB_RING_KB * 1024 / (warps * stage);
   if (cfg->stages > LB_MAX_STAGES) cfg->stages = LB_MAX_STAGES;
+  /* Wide codes (3 to 7 bits) read their words from the ring where they
+  ** are used instead of holding a tile in registers (112 of them for 7
+  ** bits, which spilled); the stage is then busy until the tile's math
+  ** is done, so two stages keep a tile in flight.  The warps above were
+  ** chosen so that two stages fit. */
+  cfg->lazy = lay.words > 2;
+  if (cfg->lazy && cfg->stages < 2) cfg->stages = 2;
   /* Two blocks per SM (128 registers) fit when a tile needs few scale
-  ** slots and one word per lane; more state would spill. */
-  cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 4 ? 2 : 1;
+  ** slots, one word per lane and at least 4 bits per code; narrower
+  ** codes carry more rows per tile, and f32 scales or zeros more state,
+  ** and either spilled at 128 (1-bit group 256, 2-bit per channel). */
+  cfg->minb = lay.words == 1 && slots_of(r, &lay).gpt <= 2 && r->bits >= 4 &&
+              r->sdtype != LB_F32 && !(r->zeros && r->zdtype == LB_F32)
+                  ? 2 : 1;
   cfg->xminb = cfg->minb;
   cfg->xres = LB_XRES_KB * 1024;
   /* Split K until the warps fill the GPU, but keep at least two tiles
@@ -220,10 +233,9 @@ static void emit_types(lb_buf *b, const lb_recipe *r) {
 
 static void emit_weights(lb_buf *b, const lb_recipe *r) {
   lb_layout lay;
-  unsigned mask, flip[8] = {0};
+  unsigned flip[8] = {0};
   int i, p;
   lb_layout_of(r, &lay);
-  mask = lay.bits == 32 ? 0xffffffffu : (1u << lay.bits) - 1;
   lb_buf_printf(b,
     "// weights { bits = %d, signed = %s, packing = \"gemlite32\" } "
     "(line %d)\n"
@@ -233,26 +245,15 @@ static void emit_weights(lb_buf *b, const lb_recipe *r) {
     "is word 32 p + l).\n",
     r->bits, r->is_signed ? "true" : "false", r->line[LB_S_WEIGHTS],
     lay.tile, lay.codes, lay.words);
-  lb_buf_printf(b, "constexpr int LB_WORDS = %d;\n"
+  lb_buf_printf(b, "constexpr int LB_BITS = %d;\n"
+                   "constexpr int LB_WORDS = %d;\n"
                    "constexpr int LB_CODES = %d;\n"
                    "constexpr int LB_TILE = %d;\n\n",
-                lay.words, lay.codes, lay.tile);
-  lb_buf_printf(b, "// Lane code i (bits of the code, unsigned).\n"
-                   "__device__ __forceinline__ unsigned lb_code(const "
-                   "unsigned (&w)[LB_WORDS], int i) {\n  switch (i) {\n");
+                lay.bits, lay.words, lay.codes, lay.tile);
   for (i = 0; i < lay.codes; i++) {
     lb_codepos cp = lb_code_pos(&lay, i);
-    int end = cp.off + lay.bits;
     if (r->is_signed) flip[cp.word] |= 1u << (31 - cp.off);
-    if (end <= 32)
-      lb_buf_printf(b, "  case %d: return (w[%d] >> %d) & 0x%xu;\n", i,
-                    cp.word, 32 - end, mask);
-    else
-      lb_buf_printf(b, "  case %d: return __funnelshift_r(w[%d], w[%d], %d) & "
-                       "0x%xu;  // crosses into word %d\n",
-                    i, cp.word + 1, cp.word, 64 - end, mask, cp.word + 1);
   }
-  lb_buf_puts(b, "  }\n  return 0u;\n}\n\n");
   lb_buf_printf(b, "// weights.signed = %s: ", r->is_signed ? "true" : "false");
   if (r->is_signed)
     lb_buf_printf(b, "flipping each code's sign bit turns two's complement "
@@ -264,10 +265,10 @@ static void emit_weights(lb_buf *b, const lb_recipe *r) {
   if (!r->is_signed)
     lb_buf_puts(b, "  (void)p;\n  return w;\n");
   else {
-    lb_buf_puts(b, "  switch (p) {\n");
+    lb_buf_puts(b, "  constexpr unsigned sign[LB_WORDS] = {");
     for (p = 0; p < lay.words; p++)
-      lb_buf_printf(b, "  case %d: return w ^ 0x%08xu;\n", p, flip[p]);
-    lb_buf_puts(b, "  }\n  return w;\n");
+      lb_buf_printf(b, "%s0x%08xu", p ? ", " : "", flip[p]);
+    lb_buf_puts(b, "};\n  return w ^ sign[p];\n");
   }
   lb_buf_puts(b, "}\n");
   lb_buf_puts(b, "\n");
@@ -320,37 +321,61 @@ static void emit_pairs(lb_buf *b, const lb_recipe *r) {
                    "  asm(\"lop3.b32 %%0, %%1, %%2, %%3, 0xea;\" : \"=r\"(d) : "
                    "\"r\"(a), \"r\"(m), \"r\"(c));\n  return d;\n}\n");
   lb_buf_printf(b, "// Code i of lanes a and b as a pair: a's in bits 0..%d, "
-                   "b's in bits 16..%d%s%s.\n",
+                   "b's in bits 16..%d%s%s;\n"
+                   "// a0, b0: the lanes' word p = %d i / 32, a1, b1: word p "
+                   "+ 1 (where a code may end).\n",
                 lay.bits - 1, 15 + lay.bits,
                 mode == DQ_F32 ? "" : ", OR-ed into the mantissa of the base",
-                cls16 ? " (class 1 codes: bits 4.. and 20..)" : "");
-  lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair(const unsigned "
-                 "(&a)[LB_WORDS], const unsigned (&b)[LB_WORDS], int i) {\n");
+                cls16 ? " (class 1 codes: bits 4.. and 20..)" : "", lay.bits);
+  lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair_at(unsigned a0, "
+                 "unsigned a1, unsigned b0,\n"
+                 "                                           unsigned b1, int "
+                 "i) {\n");
   if (fast) {
-    lb_buf_puts(b, "  switch (i) {\n");
+    /* the shift and mask of each code as arithmetic on i (folded once
+    ** the loops are unrolled); clsbits records the class 1 rows */
     for (i = 0; i < lay.codes; i++) {
       int lo = 32 - lay.bits * (i + 1);
-      int hi = lo >= 16;
-      int sh = hi ? lo - 16 : lo;
-      unsigned m = mask | mask << 16;
-      if (cls16 && sh % 8 >= 4) {    /* class 1: left at bit 4 */
-        sh -= 4;
-        m <<= 4;
-        clsbits |= 1u << i;
-      }
-      if (sh)
-        lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
-                         "0x%s) >> %d, 0x%08xu, 0x%08xu);\n",
-                      i, hi ? "7632" : "5410", sh, m, magic);
-      else
-        lb_buf_printf(b, "  case %d: return lb_andor(__byte_perm(a[0], b[0], "
-                         "0x%s), 0x%08xu, 0x%08xu);\n",
-                      i, hi ? "7632" : "5410", m, magic);
+      if (cls16 && (lo % 16) % 8 >= 4) clsbits |= 1u << i;
     }
-    lb_buf_puts(b, "  }\n  return 0u;\n}\n");
+    lb_buf_printf(b, "  (void)a1; (void)b1;   // codes never cross a word\n"
+                     "  const int lo = %d - %d * i, hi = lo >= 16, "
+                     "sh = hi ? lo - 16 : lo;\n", 32 - lay.bits, lay.bits);
+    if (cls16)
+      lb_buf_printf(b, "  // class 1: the code stays at bit 4 of its half\n"
+                       "  const bool c1 = sh %% 8 >= 4;\n"
+                       "  return lb_andor(__byte_perm(a0, b0, hi ? 0x7632 "
+                       ": 0x5410) >> (c1 ? sh - 4 : sh),\n"
+                       "                  c1 ? 0x%08xu : 0x%08xu, 0x%08xu);\n"
+                       "}\n",
+                    (mask | mask << 16) << 4, mask | mask << 16, magic);
+    else
+      lb_buf_printf(b, "  return lb_andor(__byte_perm(a0, b0, hi ? 0x7632 "
+                       ": 0x5410) >> sh,\n"
+                       "                  0x%08xu, 0x%08xu);\n}\n",
+                    mask | mask << 16, magic);
   } else {
-    lb_buf_printf(b, "  return lb_code(a, i) | lb_code(b, i) << 16 | "
-                     "0x%08xu;\n}\n", magic);
+    /* Widths that do not divide 32.  A code inside one word lies in one
+    ** of its byte-aligned 16-bit windows (bytes 0-1, 1-2 or 2-3; any run
+    ** of up to 9 bits does): one PRMT puts a's and b's windows side by
+    ** side, then a shift and one LOP3.  A code that crosses into the
+    ** next word takes a funnel shift per lane first.  3 or 4 operations
+    ** a pair, where two lb_code calls, a shift and two ORs took 7. */
+    lb_buf_printf(b, "  const int bit = %d * i, end = bit %% 32 + %d, "
+                     "lsb = 32 - end;\n"
+                     "  if (end > 32)   // crosses into word p + 1\n"
+                     "    return lb_andor(__byte_perm(__funnelshift_r(a1, a0, "
+                     "64 - end),\n"
+                     "                                __funnelshift_r(b1, b0, "
+                     "64 - end), 0x5410),\n"
+                     "                    0x%08xu, 0x%08xu);\n"
+                     "  const int w = lsb / 8 < 2 ? lsb / 8 : 2;   // window: "
+                     "bytes w, w + 1\n"
+                     "  return lb_andor(__byte_perm(a0, b0, w * 0x1111 + "
+                     "0x5410) >> (lsb - 8 * w),\n"
+                     "                  0x%08xu, 0x%08xu);\n}\n",
+                  lay.bits, lay.bits, mask | mask << 16, magic,
+                  mask | mask << 16, magic);
   }
   lb_buf_printf(b, "constexpr bool LB_FOLD = %s;  // scales applied per group "
                    "after the MMA\n", mode == DQ_F32 ? "false" : "true");
@@ -553,8 +578,13 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"
     "// in rows of LB_SROWB bytes (0: read from global memory), x in rows of\n"
     "// LB_XROWB.\n"
-    "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n\n",
-    cfg.srowb, cfg.xrowb);
+    "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n"
+    "// Words %s.\n"
+    "constexpr bool LB_LAZY = %s;\n\n",
+    cfg.srowb, cfg.xrowb,
+    cfg.lazy ? "read from the ring where they are used (wide codes)"
+             : "read from the ring into registers a tile at a time",
+    cfg.lazy ? "true" : "false");
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, &cfg);
   *src = lb_buf_take(&b);

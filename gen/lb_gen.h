@@ -27,6 +27,7 @@ typedef struct lb_gemv_cfg {
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
   int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */
+  int lazy;     /* words read from the ring where used (wide codes) */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes: rings and resident scales */
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */

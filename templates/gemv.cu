@@ -30,6 +30,13 @@
 // SPLIT warps that split its tiles and add their sums in shared memory.
 // ---------------------------------------------------------------------------
 
+// What the template needs of the prelude's layout, checked here.
+static_assert(LB_BITS * LB_CODES == 32 * LB_WORDS,
+              "a lane's codes fill its words exactly");
+static_assert(LB_TILE == 32 * LB_CODES, "a tile is one code of each lane");
+static_assert(LB_CODES % (LB_CODES < 4 ? LB_CODES : 4) == 0,
+              "code rows come in whole chunks");
+
 struct lb_u4 { unsigned x, y, z, w; };
 
 // Eight activations: from shared memory where the block keeps x (XS),
@@ -97,12 +104,22 @@ __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
       lb_cp16(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32);
 }
 
+// Where scales and zeros come from when they are not resident in shared
+// memory: with few group slots per tile (LB_GPT <= 2), a tile ahead in
+// registers (lb_rowtile); with more, a tile's worth would not fit in
+// registers (7-bit group 32: 32 slots, 1.6 KB spilled per thread), so a
+// chunk of code rows ahead (lb_schunk), like the activations.
+constexpr bool LB_SRES = LB_SROWB > 0;
+constexpr bool LB_SCH = !LB_SRES && LB_GPT > 2;
+constexpr int LB_TGPT = LB_SRES || LB_SCH ? 1 : LB_GPT;   // slots per rowtile
+
 // What thread t uses of one row for one tile: its words (read back from
-// the ring) and the raw scales and zeros of the tile's group slots.
+// the ring) and, a tile ahead, the raw scales and zeros of the tile's
+// group slots.
 struct lb_rowtile {
   lb_u4 v[2][LB_WORDS];
-  lb_scale_t s[LB_GPT];
-  lb_zero_t z[LB_GPT];
+  lb_scale_t s[LB_TGPT];
+  lb_zero_t z[LB_TGPT];
 };
 
 // left: k-values from a tile's start to the end of K.  A tile inside K
@@ -125,7 +142,7 @@ __device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
                                                const lb_zero_t *zrow, int tile,
                                                bool full) {
 #pragma unroll
-  for (int j = 0; j < LB_GPT; j++) {
+  for (int j = 0; j < LB_TGPT; j++) {
     const int gi = lb_slot_index(tile, j, full);
     r.s[j] = srow[gi];
     r.z[j] = LB_ZEROS ? zrow[gi] : lb_zero_t(0);
@@ -175,6 +192,38 @@ __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
   for (int r = 0; r < LB_XC; r++) c.v[r] = lb_xrow<XS>(xt, ch * LB_XC + r, left);
 }
 
+// Scales and zeros of the code rows of chunk ch that start a group (both
+// rows of the thread), in slot rr of the chunk; other slots stay unset.
+struct lb_schunk {
+  lb_scale_t s[2][LB_XC];
+  lb_zero_t z[2][LB_XC];
+};
+
+__device__ __forceinline__ void lb_load_sch(lb_schunk &c,
+                                            const lb_scale_t *const (&srow)[2],
+                                            const lb_zero_t *const (&zrow)[2],
+                                            int tile, int ch, int left) {
+#pragma unroll
+  for (int rr = 0; rr < LB_XC; rr++) {
+    const int i = ch * LB_XC + rr;
+    if (lb_gfirst(lb_gslot(i)) != i) continue;
+    const int gi = lb_slot_index(tile, lb_gslot(i), lb_full(left));
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      c.s[r][rr] = srow[r][gi];
+      c.z[r][rr] = LB_ZEROS ? zrow[r][gi] : lb_zero_t(0);
+    }
+  }
+}
+
+// Code row i of two lanes' whole streams.
+__device__ __forceinline__ unsigned lb_pair(const unsigned (&a)[LB_WORDS],
+                                            const unsigned (&b)[LB_WORDS],
+                                            int i) {
+  const int p = LB_BITS * i / 32, q = p + 1 < LB_WORDS ? p + 1 : p;
+  return lb_pair_at(a[p], a[q], b[p], b[q], i);
+}
+
 // A-operand register for code row i of one row: lanes c and c + 1 of half h.
 __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
                                          int i) {
@@ -185,6 +234,22 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
     b[q] = c == 0 ? r.v[h][q].y : r.v[h][q].w;
   }
   return lb_pair(a, b, i);
+}
+
+// The same, read from the ring where the words are used (LB_LAZY): wide
+// codes (3 to 7 bits, LB_WORDS > 2) would hold 16 LB_WORDS registers of
+// words per tile (112 for 7 bits) and spill; read here, each word lives
+// only across the code rows that use it.  The ring stage then stays
+// untouched until the tile's math is done, so lazy plans have two stages.
+// Only the word that code row i starts in and the next are read.
+__device__ __forceinline__ unsigned lb_a_ring(const lb_u4 *p, int h, int c,
+                                              int i) {
+  const int q0 = LB_BITS * i / 32, q1 = q0 + 1 < LB_WORDS ? q0 + 1 : q0;
+  const lb_u4 v0 = p[q0 * 8 + h], v1 = p[q1 * 8 + h];
+  return lb_pair_at(lb_flip(q0, c == 0 ? v0.x : v0.z),
+                    lb_flip(q1, c == 0 ? v1.x : v1.z),
+                    lb_flip(q0, c == 0 ? v0.y : v0.w),
+                    lb_flip(q1, c == 0 ? v1.y : v1.w), i);
 }
 
 // Two sums of x times the A operand: one per class of code row where
@@ -255,7 +320,7 @@ __device__ __forceinline__ void lb_gemv(
   // Shared memory past the rings: the block's scales and zeros (SRES)
   // and all of x (XS), copied once, so that no load of either waits on
   // memory inside the loop.  Their group is committed before the ring's.
-  constexpr bool SRES = LB_SROWB > 0;   // scales and zeros resident
+  constexpr bool SRES = LB_SRES;
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
   char *const xres = sres + (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
@@ -273,7 +338,8 @@ __device__ __forceinline__ void lb_gemv(
         xres, (const char *)x, m);
   lb_cp_commit();
   // Rows past n read rows nobody copied: their results are never stored.
-  const lb_scale_t *srow[2], *zrow[2];
+  const lb_scale_t *srow[2];
+  const lb_zero_t *zrow[2];
 #pragma unroll
   for (int r = 0; r < 2; r++) {
     if (SRES) {
@@ -309,6 +375,7 @@ __device__ __forceinline__ void lb_gemv(
   // Activation chunks alternate between two buffers; with an even number
   // of chunks per tile the next tile starts in buffer 0 again.
   lb_xchunk xb[2];
+  lb_schunk sb[2];   // the same for scales and zeros (LB_SCH)
   // Prologue: STAGES tiles in flight (an empty group where none is left
   // keeps the group count uniform).
   // Per-tile positions advance by constant steps (no index arithmetic
@@ -330,40 +397,47 @@ __device__ __forceinline__ void lb_gemv(
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
   if (part < tiles) {
-    if (!SRES)
+    if (!SRES && !LB_SCH)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], part, lb_full(left));
+    if (LB_SCH) lb_load_sch(sb[0], srow, zrow, part, 0, left);
     if (!XS) lb_load_x<XS>(xb[0], xt, 0, left);
   }
   int stage = 0;
+  // The stage just read takes the tile STAGES ahead, so STAGES tiles
+  // stay in flight; every lane must be done with it first.
+  auto refill = [&](int tile) {
+    __syncwarp();
+    const int ahead = tile + STAGES * SPLIT;
+    if (ahead < tiles) lb_issue_tile(ring, stage, csrc, ahead_off, lane);
+    lb_cp_commit();
+    ahead_off += WSTEP;
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+  };
   for (int tile = part; tile < tiles; tile += SPLIT) {
     const lb_act_t *xnext = xt + SPLIT * LB_TILE;
     const int lnext = left - SPLIT * LB_TILE;
     lb_cp_wait<STAGES - 1>();   // this tile's group has landed,
     __syncwarp();               // for every lane of the warp
+    // LB_LAZY: this thread's two rows of the stage, read where used
+    const lb_u4 *const rp[2] = {
+        ring + stage * LB_CHUNKS + g * LB_ROWCH + 2 * t,
+        ring + stage * LB_CHUNKS + (g + 8) * LB_ROWCH + 2 * t};
 #pragma unroll
     for (int r = 0; r < 2; r++) {
-      lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
-      if (!SRES)
+      if (!LB_LAZY) lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
+      if (!SRES && !LB_SCH)
 #pragma unroll
-        for (int j = 0; j < LB_GPT; j++) {
+        for (int j = 0; j < LB_TGPT; j++) {
           cur[r].s[j] = nxt[r].s[j];
           cur[r].z[j] = nxt[r].z[j];
         }
     }
-    // The tile is in registers: once every lane has read it, its stage
-    // takes the tile STAGES ahead, so STAGES tiles stay in flight.
-    __syncwarp();
-    {
-      const int ahead = tile + STAGES * SPLIT;
-      if (ahead < tiles) lb_issue_tile(ring, stage, csrc, ahead_off, lane);
-      lb_cp_commit();
-      ahead_off += WSTEP;
-      stage = stage + 1 == STAGES ? 0 : stage + 1;
-    }
+    // The tile is in registers: its stage can be refilled now.
+    if (!LB_LAZY) refill(tile);
     const int next = tile + SPLIT;
-    if (!SRES && next < tiles)
+    if (!SRES && !LB_SCH && next < tiles)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
@@ -373,6 +447,10 @@ __device__ __forceinline__ void lb_gemv(
         lb_load_x<XS>(xb[(ch + 1) & 1], xt, ch + 1, left);
       else if (!XS && next < tiles)
         lb_load_x<XS>(xb[(ch + 1) & 1], xnext, 0, lnext);
+      if (LB_SCH && ch + 1 < LB_NCH)
+        lb_load_sch(sb[(ch + 1) & 1], srow, zrow, tile, ch + 1, left);
+      else if (LB_SCH && next < tiles)
+        lb_load_sch(sb[(ch + 1) & 1], srow, zrow, next, 0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
@@ -384,19 +462,28 @@ __device__ __forceinline__ void lb_gemv(
           const int gi = lb_slot_index(tile, j, lb_full(left));
 #pragma unroll
           for (int r = 0; r < 2; r++) {
-            const lb_scale_t sv = SRES ? srow[r][gi] : cur[r].s[j];
+            const lb_scale_t sv = SRES     ? srow[r][gi]
+                                  : LB_SCH ? sb[ch & 1].s[r][rr]
+                                           : cur[r].s[j];
             const lb_zero_t zv = !LB_ZEROS ? lb_zero_t(0)
-                                 : SRES ? zrow[r][gi] : cur[r].z[j];
+                                 : SRES    ? zrow[r][gi]
+                                 : LB_SCH  ? sb[ch & 1].z[r][rr]
+                                           : cur[r].z[j];
             const float s = lb_scale_f32(sv);
             lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
         }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-          lb_mma(aw[lb_acc(i, h)], lb_dq2(lb_a(cur[0], h, 0, i), s2[0], b2[0]),
-                 lb_dq2(lb_a(cur[1], h, 0, i), s2[1], b2[1]),
-                 lb_dq2(lb_a(cur[0], h, 2, i), s2[0], b2[0]),
-                 lb_dq2(lb_a(cur[1], h, 2, i), s2[1], b2[1]),
+          unsigned a[2][2];   // [lane pair][row]
+#pragma unroll
+          for (int c = 0; c < 2; c++)
+#pragma unroll
+            for (int r = 0; r < 2; r++)
+              a[c][r] = lb_dq2(LB_LAZY ? lb_a_ring(rp[r], h, 2 * c, i)
+                                       : lb_a(cur[r], h, 2 * c, i),
+                               s2[r], b2[r]);
+          lb_mma(aw[lb_acc(i, h)], a[0][0], a[0][1], a[1][0], a[1][1],
                  h ? xv.z : xv.x, h ? xv.w : xv.y);
           if (LB_FOLD)
             lb_mma(ax[lb_cls(i)], LB_ONES, LB_ONES, LB_ONES, LB_ONES,
@@ -412,7 +499,9 @@ __device__ __forceinline__ void lb_gemv(
         if (last) lb_fold(yacc, aw, ax, S, C);
       }
     }
+    if (LB_LAZY) refill(tile);   // the math is done with this stage
     if (!XS && (LB_NCH & 1)) xb[0] = xb[1];  // odd chunk count: next tile's
+    if (LB_SCH && (LB_NCH & 1)) sb[0] = sb[1];
     xt = xnext;
     left = lnext;
   }

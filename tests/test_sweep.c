@@ -1,0 +1,102 @@
+/*
+** test_sweep.c: the pairwise recipe sweep (lb_sweep.h) on the CPU: every
+** recipe loads, generates, and compiles for sm_80 and sm_90 with zero
+** warnings and zero spill stores in each entry point, each compile within
+** a time limit (1 s; LOWBIT_SWEEP_MAX_S changes it).  The disk cache is
+** off, so every compile is a real one and its time is reported.
+**
+**   test_sweep [SUBSTRING]   only the recipes whose name contains it
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb_gen.h"
+#include "lb_nvrtc.h"
+#include "lb_sweep.h"
+#include "lb_test.h"
+#include "lowbit.h"
+
+#define failures lb_test_failures
+#define MAXROWS 256
+
+int main(int argc, char **argv) {
+  static lb_sweep_row rows[MAXROWS];
+  static const int archs[] = {80, 90};
+  static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS};
+  const char *e = getenv("LOWBIT_SWEEP_MAX_S");
+  double limit = e && atof(e) > 0 ? atof(e) : 1.0, worst = 0, total = 0;
+  char worst_name[96] = "";
+  const char *only = argc > 1 ? argv[1] : NULL;   /* names containing it */
+  int n = lb_sweep(rows, MAXROWS), i, a;
+  setenv("LOWBIT_CACHE", "0", 1);   /* time real compiles */
+  if (n <= 0) {
+    printf("FAIL: the sweep did not build (%d rows)\n", n);
+    return 1;
+  }
+  CHECK(lb_sweep_missing(rows, n) == 0, "the sweep misses %d pair(s)",
+        lb_sweep_missing(rows, n));
+  printf("%d recipes cover every pair of factor values; limit %.2f s per "
+         "compile\n", n, limit);
+  printf("%-52s %5s %5s  %-22s %-22s\n", "recipe", "n", "k", "sm_80 s/regs/spill",
+         "sm_90 s/regs/spill");
+  for (i = 0; i < n; i++) {
+    lb_recipe *r = NULL;
+    char *src = NULL, cell[2][40];
+    if (only && strstr(rows[i].name, only) == NULL) continue;
+    if (lb_recipe_load_text(rows[i].name, rows[i].text, strlen(rows[i].text),
+                            &r) != LB_OK) {
+      CHECK(0, "%s: load: %s\n%s", rows[i].name, lb_errmsg(), rows[i].text);
+      continue;
+    }
+    if (lb_generate(r, rows[i].n, rows[i].k, 132, &src) != LB_OK) {
+      CHECK(0, "%s: generate: %s", rows[i].name, lb_errmsg());
+      lb_recipe_free(r);
+      continue;
+    }
+    for (a = 0; a < 2; a++) {
+      lb_offline info;
+      char *log = NULL;
+      int f, regs = -1, spill = 0, found = 0;
+      snprintf(cell[a], sizeof cell[a], "-");
+      if (lb_compile_offline(src, archs[a], &info, &log) != LB_OK) {
+        CHECK(0, "%s sm_%d: %s", rows[i].name, archs[a], lb_errmsg());
+        continue;
+      }
+      CHECK(info.warnings == 0, "%s sm_%d: %d warning(s)\n%s", rows[i].name,
+            archs[a], info.warnings, log ? log : "");
+      for (f = 0; f < 2; f++) {
+        int fr, fs;
+        lb_log_resources(log, fns[f], &fr, &fs);
+        if (fr < 0) continue;
+        found++;
+        CHECK(fs == 0, "%s sm_%d %s: %d bytes spilled", rows[i].name,
+              archs[a], fns[f], fs);
+        if (fr > regs) regs = fr;
+        if (fs > spill) spill = fs;
+      }
+      CHECK(found > 0, "%s sm_%d: no resource report for %s", rows[i].name,
+            archs[a], LB_KERNEL);
+      CHECK(info.seconds <= limit, "%s sm_%d: compile took %.2f s (limit "
+            "%.2f)", rows[i].name, archs[a], info.seconds, limit);
+      if (info.seconds > worst) {
+        worst = info.seconds;
+        snprintf(worst_name, sizeof worst_name, "%s sm_%d", rows[i].name,
+                 archs[a]);
+      }
+      total += info.seconds;
+      snprintf(cell[a], sizeof cell[a], "%.2f/%d/%d", info.seconds, regs,
+               spill);
+      free(log);
+    }
+    printf("%-52s %5d %5d  %-22s %-22s\n", rows[i].name, rows[i].n, rows[i].k,
+           cell[0], cell[1]);
+    fflush(stdout);
+    free(src);
+    lb_recipe_free(r);
+  }
+  printf("slowest compile: %.2f s (%s); all compiles %.1f s\n", worst,
+         worst_name, total);
+  printf("%d recipes, %d failure(s)\n", n, failures);
+  return failures != 0;
+}
