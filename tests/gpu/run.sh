@@ -34,6 +34,8 @@ export LOWBIT_CACHE_DIR=$build/kernel-cache
 ctest_rc=$?
 "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1
 gpu_rc=$?
+# The pairwise recipe sweep (every pair of recipe-language values).
+"$build/tests/test_gpu" --sweep >"$out/gpu-sweep.log" 2>&1 || gpu_rc=1
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
@@ -41,11 +43,12 @@ LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
 
-grep -E "FAIL|worst error" "$out/gpu.log" | head -40
+grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log"
 echo
 printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)")"
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
+printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
 [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -15,6 +15,7 @@
 
 #include "lb_recipe.h"
 #include "lb_ref.h"
+#include "lb_sweep.h"
 #include "lb_test.h"
 #include "lowbit.h"
 
@@ -193,6 +194,45 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   lb_recipe_free(r);
 }
 
+/* The pairwise sweep (lb_sweep.h): each recipe at its own K (which
+** decides resident scales, chunked scales and the split) with N capped
+** at 2048 so that the float64 reference stays fast, and at a small
+** narrow shape; M = 1, 3, 8 (x resident in shared memory or not). */
+static void sweep(lb_ctx *ctx, cudaStream_t stream) {
+  static lb_sweep_row rows[256];
+  int n = lb_sweep(rows, 256), i, s, mi;
+  static const int ms[] = {1, 3, 8};
+  uint64_t seed = 0x5a5a;
+  for (i = 0; i < n; i++) {
+    lb_recipe *r = NULL;
+    double worst = 0, worst_rel = 0;
+    int g;
+    if (lb_recipe_load_text(rows[i].name, rows[i].text, strlen(rows[i].text),
+                            &r) != LB_OK) {
+      GCHECK(0, "%s: %s", rows[i].name, lb_errmsg());
+      continue;
+    }
+    g = r->group ? r->group : 256;
+    {
+      const int shapes[2][2] = {
+          {rows[i].k, rows[i].n < 2048 ? rows[i].n : 2048}, {g, 48}};
+      for (s = 0; s < 2; s++)
+        for (mi = 0; mi < 3; mi++) {
+          double rel = 0;
+          double e = run_case(ctx, r, ms[mi], shapes[s][1], shapes[s][0],
+                              seed++ * 7919, r->bias && (mi + s) % 2,
+                              (mi & 1) ? stream : NULL, &rel);
+          if (e > worst) worst = e;
+          if (rel > worst_rel) worst_rel = rel;
+        }
+    }
+    printf("  %-52s worst relative error %.2e, error/bound %.2f\n",
+           rows[i].name, worst_rel, worst);
+    lb_recipe_free(r);
+  }
+  printf("sweep: %d recipes\n", n);
+}
+
 /* LOWBIT_DUMP_DIR: creating an op writes its source there. */
 static void dump_check(lb_ctx *ctx, const char *recipe) {
   char dir[] = "/tmp/lowbit-dump-XXXXXX", path[4200];
@@ -223,7 +263,7 @@ int main(int argc, char **argv) {
   char *names[256];
   const char *names_first;
   if (argc != 2) {
-    fprintf(stderr, "usage: test_gpu RECIPE_DIR\n");
+    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep\n");
     return 2;
   }
   if (lb_ctx_create(0, &ctx) == LB_ENODEV) {
@@ -245,6 +285,13 @@ int main(int argc, char **argv) {
   if (lb_ctx_create(0, &ctx) != LB_OK) {
     printf("FAIL: lb_ctx_create: %s\n", lb_errmsg());
     return 1;
+  }
+  if (strcmp(argv[1], "--sweep") == 0) {
+    sweep(ctx, stream);
+    lb_ctx_destroy(ctx);
+    cudaStreamDestroy(stream);
+    printf("gpu: sweep, %d checks, %d failure(s)\n", checks, failures);
+    return failures != 0;
   }
   if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
   for (i = 0; i < n; i++) one(ctx, names[i], stream);
