@@ -82,6 +82,8 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
           cfg->xres = (int)v * 1024;
         else if (!strcmp(key, "lazy") && (v == 0 || v == 1))
           cfg->lazy = (int)v;
+        else if (!strcmp(key, "cluster") && v >= 1 && v <= 8 && !(v & (v - 1)))
+          cfg->cluster = (int)v;
       }
     }
     e += strcspn(e, ",");
@@ -165,6 +167,19 @@ static void plan(const lb_recipe *r, int n, int k, int sms, const char *tune,
          (cfg->minb == 2 ? groups * split * 2 <= want : groups * split < want))
     split *= 2;
   cfg->split = split;
+  /* Narrow layers (N = 16, 48: a few channel groups) leave most SMs
+  ** idle, and each warp walks its tiles one round trip at a time.  On
+  ** sm_90 a cluster of blocks splits K further, up to a tile per warp,
+  ** and adds its sums in distributed shared memory (no work space); the
+  ** source says so only for sm_90 (LB_CLUSTER), older parts keep one
+  ** block per channel block. */
+  {
+    int blocks = (groups + warps / split - 1) / (warps / split);
+    cfg->cluster = 1;
+    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= (sms > 0 ? sms : 132) &&
+           tiles >= split * cfg->cluster * 2)
+      cfg->cluster *= 2;
+  }
   plan_override(cfg, stage, tune);
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
@@ -519,13 +534,13 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   for (xs = 0; xs < 2; xs++) {
     if (xs && cfg->xs_m == 0) break;
     lb_buf_printf(b,
-      "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)\n"
+      "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)%s\n"
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
       "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m);\n}\n",
-      xs ? cfg->xminb : cfg->minb, xs ? LB_KERNEL_XS : LB_KERNEL,
-      cfg->split, cfg->stages,
+      xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
+      xs ? LB_KERNEL_XS : LB_KERNEL, cfg->split, cfg->stages,
       xs ? "true" : "false");
   }
 }
@@ -585,6 +600,22 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
     cfg.lazy ? "true" : "false");
+  if (cfg.cluster > 1)
+    lb_buf_printf(&b,
+      "// Narrow layer: on sm_90 a cluster of %d blocks splits K (their "
+      "sums meet in\n// distributed shared memory); before sm_90, one "
+      "block per channel block.\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+      "constexpr int LB_CLUSTER = %d;\n"
+      "#define LB_CLUSTER_DIMS __cluster_dims__(%d, 1, 1)\n"
+      "#else\n"
+      "constexpr int LB_CLUSTER = 1;\n"
+      "#define LB_CLUSTER_DIMS\n"
+      "#endif\n\n",
+      cfg.cluster, cfg.cluster, cfg.cluster);
+  else
+    lb_buf_puts(&b, "constexpr int LB_CLUSTER = 1;   // blocks splitting K "
+                    "(a cluster on sm_90)\n\n");
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, &cfg);
   *src = lb_buf_take(&b);

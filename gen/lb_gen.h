@@ -28,6 +28,8 @@ typedef struct lb_gemv_cfg {
   int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */
   int lazy;     /* words read from the ring where used (wide codes) */
+  int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
+                ** grid counts channel blocks, the launch multiplies */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes: rings and resident scales */
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */

@@ -42,6 +42,7 @@ struct lb_op {
   int out_size;
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
+  unsigned blocks;        /* grid: channel blocks times the cluster width */
   lb_compile_info info;
 };
 
@@ -224,6 +225,26 @@ static CUresult get_kernel(const lb_ctx *c, const lb_mod *m, const char *name,
   return CUDA_SUCCESS;
 }
 
+/* The grid: the source asks for clusters only where it was compiled for
+** sm_90 or newer (LB_CLUSTER), so the binary says how wide they are.  A
+** width other than the plan's would launch the wrong blocks: refused. */
+static lb_status cluster_grid(const lb_ctx *c, lb_op *op) {
+  int width = 0;
+  CUresult rc = c->cu->FuncGetAttribute(
+      &width, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, op->fn);
+  if (rc != CUDA_SUCCESS) {
+    if (op->cfg.cluster > 1 && c->arch >= 90)
+      return lb_cufail(rc, "lb_op_create", "cuFuncGetAttribute (cluster)");
+    width = 0;
+  }
+  if (width < 1) width = 1;
+  if (width != 1 && width != op->cfg.cluster)
+    return lb_fail(LB_ECUDA, "lb_op_create: the kernel's cluster width is %d, "
+                   "the plan's %d", width, op->cfg.cluster);
+  op->blocks = (unsigned)(op->cfg.grid * width);
+  return LB_OK;
+}
+
 lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
                        lb_op **out) {
   lb_op *op;
@@ -269,6 +290,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
         st = lb_cufail(rc, "lb_op_create", LB_KERNEL_XS);
     }
   }
+  if (st == LB_OK) st = cluster_grid(c, op);
   leave(&s);
   if (st != LB_OK) goto fail;
   free(src);
@@ -351,7 +373,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   /* x in shared memory where its m rows fit */
   fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
   smem = (unsigned)(cfg->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
-  rc = op->cu->LaunchKernel(fn, (unsigned)cfg->grid, 1, 1,
+  rc = op->cu->LaunchKernel(fn, op->blocks, 1, 1,
                             (unsigned)cfg->warps * 32, 1, 1, smem,
                             (CUstream)stream, args, NULL);
   leave(&s);

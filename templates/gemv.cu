@@ -84,6 +84,26 @@ __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
     lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
 }
 
+// Split K over a cluster of LB_CLUSTER blocks (sm_90): their sums meet in
+// the shared memory of the cluster's first block.  A barrier for the
+// cluster, and a load of another block's shared memory.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void lb_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float lb_ld_peer(const float *p, int rank) {
+  unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(r) : "memory");
+  return v;
+}
+#else   // LB_CLUSTER is 1 before sm_90: never called
+__device__ __forceinline__ void lb_cluster_sync() {}
+__device__ __forceinline__ float lb_ld_peer(const float *, int) { return 0.f; }
+#endif
+
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
 // four lanes each), rows padded by one chunk so that the read-back below
 // meets no bank conflict.  The copy is issued in memory order (lane l
@@ -293,6 +313,11 @@ __device__ __forceinline__ void lb_gemv(
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int grp = warp / SPLIT, part = warp % SPLIT;
+  // A cluster's blocks share the channel groups of block cb and split K:
+  // warp `part` of block `rank` takes tiles first, first + STEP, ...
+  const int cb = blockIdx.x / LB_CLUSTER, rank = blockIdx.x % LB_CLUSTER;
+  const int first = rank * SPLIT + part;
+  constexpr int STEP = SPLIT * LB_CLUSTER;
   const int g = lane >> 2, t = lane & 3;
   constexpr int tiles = (LB_K + LB_TILE - 1) / LB_TILE;
   constexpr int roww = tiles * 32 * LB_WORDS;  // words per channel
@@ -303,7 +328,7 @@ __device__ __forceinline__ void lb_gemv(
 
   // Rows past n repeat the last one: loads stay in bounds, the loop stays
   // uniform, and their results are never stored.
-  const int row0 = (blockIdx.x * GROUPS + grp) * 16;
+  const int row0 = (cb * GROUPS + grp) * 16;
   const int rows[2] = {NFULL ? row0 + g : min(row0 + g, LB_N - 1),
                        NFULL ? row0 + g + 8 : min(row0 + g + 8, LB_N - 1)};
   // The rows this lane copies: 4 j + lane / 8, chunk lane % 8.
@@ -324,7 +349,7 @@ __device__ __forceinline__ void lb_gemv(
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
   char *const xres = sres + (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
-  const int brow0 = blockIdx.x * GROUPS * 16;      // the block's first row
+  const int brow0 = cb * GROUPS * 16;      // the block's first row
   if constexpr (SRES) {
     const int brows = NFULL ? GROUPS * 16 : min(GROUPS * 16, LB_N - brow0);
     lb_cp_rows<ngroups * (int)sizeof(lb_scale_t), LB_SROWB>(
@@ -380,28 +405,28 @@ __device__ __forceinline__ void lb_gemv(
   // keeps the group count uniform).
   // Per-tile positions advance by constant steps (no index arithmetic
   // in the loop): words of the tile STAGES ahead, the activations.
-  constexpr unsigned WSTEP = SPLIT * 32 * LB_WORDS;
-  unsigned ahead_off = (unsigned)part * 32 * LB_WORDS;
+  constexpr unsigned WSTEP = STEP * 32 * LB_WORDS;
+  unsigned ahead_off = (unsigned)first * 32 * LB_WORDS;
 #pragma unroll
   for (int st = 0; st < STAGES; st++) {
-    if (part + st * SPLIT < tiles) lb_issue_tile(ring, st, csrc, ahead_off, lane);
+    if (first + st * STEP < tiles) lb_issue_tile(ring, st, csrc, ahead_off, lane);
     lb_cp_commit();
     ahead_off += WSTEP;
   }
-  const lb_act_t *xt = xr + part * LB_TILE;
-  int left = LB_K - part * LB_TILE;   // k-values from this tile to the end
+  const lb_act_t *xt = xr + first * LB_TILE;
+  int left = LB_K - first * LB_TILE;   // k-values from this tile to the end
   if (SRES || XS) {      // the block's copies have landed, for all
     lb_cp_wait<STAGES>();
     __syncthreads();
   }
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
-  if (part < tiles) {
+  if (first < tiles) {
     if (!SRES && !LB_SCH)
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        lb_load_groups(nxt[r], srow[r], zrow[r], part, lb_full(left));
-    if (LB_SCH) lb_load_sch(sb[0], srow, zrow, part, 0, left);
+        lb_load_groups(nxt[r], srow[r], zrow[r], first, lb_full(left));
+    if (LB_SCH) lb_load_sch(sb[0], srow, zrow, first, 0, left);
     if (!XS) lb_load_x<XS>(xb[0], xt, 0, left);
   }
   int stage = 0;
@@ -409,15 +434,15 @@ __device__ __forceinline__ void lb_gemv(
   // stay in flight; every lane must be done with it first.
   auto refill = [&](int tile) {
     __syncwarp();
-    const int ahead = tile + STAGES * SPLIT;
+    const int ahead = tile + STAGES * STEP;
     if (ahead < tiles) lb_issue_tile(ring, stage, csrc, ahead_off, lane);
     lb_cp_commit();
     ahead_off += WSTEP;
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   };
-  for (int tile = part; tile < tiles; tile += SPLIT) {
-    const lb_act_t *xnext = xt + SPLIT * LB_TILE;
-    const int lnext = left - SPLIT * LB_TILE;
+  for (int tile = first; tile < tiles; tile += STEP) {
+    const lb_act_t *xnext = xt + STEP * LB_TILE;
+    const int lnext = left - STEP * LB_TILE;
     lb_cp_wait<STAGES - 1>();   // this tile's group has landed,
     __syncwarp();               // for every lane of the warp
     // LB_LAZY: this thread's two rows of the stage, read where used
@@ -436,7 +461,7 @@ __device__ __forceinline__ void lb_gemv(
     }
     // The tile is in registers: its stage can be refilled now.
     if (!LB_LAZY) refill(tile);
-    const int next = tile + SPLIT;
+    const int next = tile + STEP;
     if (!SRES && !LB_SCH && next < tiles)
 #pragma unroll
       for (int r = 0; r < 2; r++)
@@ -506,17 +531,34 @@ __device__ __forceinline__ void lb_gemv(
     left = lnext;
   }
 
-  // Sum the SPLIT parts of each channel group, then store.
+  // Sum the SPLIT parts of each channel group, then the LB_CLUSTER
+  // blocks' sums (in the first block), then store.  Every thread stays
+  // for the cluster's barriers.
   if (SPLIT > 1) {
 #pragma unroll
     for (int j = 0; j < 4; j++) red[warp][j][lane] = yacc[j];
     __syncthreads();
-    if (part != 0) return;
+    if (part == 0)
 #pragma unroll
-    for (int p = 1; p < SPLIT; p++)
+      for (int p = 1; p < SPLIT; p++)
 #pragma unroll
-      for (int j = 0; j < 4; j++) yacc[j] += red[warp + p][j][lane];
+        for (int j = 0; j < 4; j++) yacc[j] += red[warp + p][j][lane];
   }
+  if constexpr (LB_CLUSTER > 1) {
+    if (SPLIT > 1) __syncthreads();   // red is free again
+    if (part == 0)
+#pragma unroll
+      for (int j = 0; j < 4; j++) red[warp][j][lane] = yacc[j];
+    lb_cluster_sync();   // every block's sums are in its red
+    if (rank == 0 && part == 0)
+#pragma unroll
+      for (int q = 1; q < LB_CLUSTER; q++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) yacc[j] += lb_ld_peer(&red[warp][j][lane], q);
+    lb_cluster_sync();   // a block's red outlives the first block's reads
+    if (rank != 0) return;
+  }
+  if (part != 0) return;
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     const int c = row0 + g + 8 * (j >> 1), mr = 2 * t + (j & 1);
