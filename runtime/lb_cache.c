@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,10 +94,12 @@ static char last_why[512];
 
 /* "<what> <path>: <the system's reason>" into buf; a long path may cut
 ** it short, which still says what and where. */
-static int reason(char *buf, size_t len, const char *what, const char *path,
-                  int err) {
-  return snprintf(buf, len, "%s %s: %s", what, path,
-                  err ? strerror(err) : "short write");
+static void reason(char *buf, size_t len, const char *what, const char *path,
+                   int err) {
+  int n = snprintf(buf, len, "%s %s: %s", what, path,
+                   err ? strerror(err) : "short write");
+  if (n < 0) snprintf(buf, len, "%s", what);   /* (and uses n: no warning
+                                              ** about a cut that is meant) */
 }
 
 /* Notes the outcome of a write in dir (what NULL: it succeeded). */
@@ -130,18 +131,25 @@ lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
                        lb_binary *out) {
   char path[4200];
   header h;
+  struct stat st;
   FILE *f;
-  long end;
+  int fd;
   char *key = NULL;
   memset(out, 0, sizeof *out);
   if (!entry_path(hash, path, sizeof path)) return LB_EIO;
-  if ((f = fopen(path, "rb")) == NULL) return LB_EIO;
+  /* O_NONBLOCK: opening a FIFO to read would wait for a writer forever;
+  ** whatever is not a regular file (FIFO, directory, device) is a miss,
+  ** and the write that follows replaces it where it can */
+  if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return LB_EIO;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (f = fdopen(fd, "rb")) == NULL) {
+    close(fd);
+    return LB_EIO;
+  }
   if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, MAGIC, 8) != 0 ||
       h.hash != hash || h.kind > 1 || h.size == 0 || h.size > MAX_ENTRY ||
       h.logsize > MAX_ENTRY || h.idsize != idlen ||
-      fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 ||
-      (uint64_t)end != sizeof h + h.size + h.logsize + h.idsize ||
-      fseek(f, (long)sizeof h, SEEK_SET) != 0)
+      (uint64_t)st.st_size != sizeof h + h.size + h.logsize + h.idsize)
     goto bad;
   out->data = malloc(h.size + 1);
   out->log = malloc(h.logsize + 1);
@@ -161,10 +169,10 @@ lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
       memcmp(key, id, idlen) != 0)
     goto bad;
   free(key);
-  fclose(f);
   /* recently used: evicted last (where the file is not ours to touch,
   ** e.g. a read-only cache, it simply keeps its age) */
-  utimes(path, NULL);
+  futimens(fd, NULL);
+  fclose(f);
   return LB_OK;
 bad:
   free(key);

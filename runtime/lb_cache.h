@@ -10,7 +10,10 @@
 ** key itself (source, NVRTC version and options) and is used only when
 ** that matches byte for byte: two kernels whose keys collide in the hash
 ** cost a recompile, never a wrong kernel.  Sizes and a checksum catch torn
-** or damaged files; such an entry is treated as missing and rewritten.
+** or damaged files; such an entry is treated as missing and rewritten,
+** and so is anything at an entry's name that is not a regular file (a
+** FIFO is never waited on; a directory cannot be replaced, so that
+** kernel is not kept).
 **
 ** Size: after each write the oldest entries (by modification time, which
 ** a hit refreshes) are removed until the entries total at most

@@ -6,9 +6,11 @@
 ** hit makes an entry young again; two processes filling the same cache at
 ** once both succeed; LOWBIT_CACHE=0 turns the cache off; an unusable
 ** directory (a file, /proc/self, read-only) costs only the hits, and
-** lb_cache_query says why.
+** lb_cache_query says why; a FIFO or a directory in an entry's place is
+** a miss (a FIFO, before, blocked the reader forever).
 */
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +203,38 @@ static int child(const char *recipe, int n) {
   return ok ? 0 : 1;
 }
 
+/* Child mode: compile one source under an alarm, so that a cache that
+** blocks (a FIFO in an entry's place) fails the test instead of hanging
+** it; exits 10 + info.cache, 1 on error. */
+static int child_one(const char *recipe, int n) {
+  char *src;
+  int c;
+  alarm(30);
+  if ((src = source(recipe, n)) == NULL) return 1;
+  c = compile(src, NULL);
+  free(src);
+  return c < 0 ? 1 : 10 + c;
+}
+
+/* Runs child_one in a fresh process; its exit code, or -signal. */
+static int run_one(const char *self, const char *recipe, int n) {
+  char nbuf[16];
+  int status = 0;
+  pid_t pid;
+  snprintf(nbuf, sizeof nbuf, "%d", n);
+  if ((pid = fork()) == 0) {
+    execl("/proc/self/exe", self, "--one", recipe, nbuf, (char *)NULL);
+    _exit(127);
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1000;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+static int is_regular(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int main(int argc, char **argv) {
   char dir[] = "/tmp/lowbit-cache-test-XXXXXX", entry[4200];
   const char *recipe;
@@ -210,6 +244,8 @@ int main(int argc, char **argv) {
   pid_t kids[2];
   if (argc == 4 && strcmp(argv[1], "--child") == 0)
     return child(argv[2], atoi(argv[3]));
+  if (argc == 4 && strcmp(argv[1], "--one") == 0)
+    return child_one(argv[2], atoi(argv[3]));
   if (argc != 2) {
     fprintf(stderr, "usage: test_cache RECIPE\n");
     return 2;
@@ -274,6 +310,34 @@ int main(int argc, char **argv) {
     CHECK(c == 0, "empty entry: expected a recompile, got %d", c);
     c = compile(src, NULL);
     CHECK(c == 2, "empty entry: expected a hit after the rewrite, got %d", c);
+  }
+  {
+    /* a FIFO in the entry's place: opening it to read must not wait for
+    ** a writer; it is a miss, and the write replaces it */
+    remove(entry);
+    CHECK(mkfifo(entry, 0644) == 0, "mkfifo %s failed", entry);
+    c = run_one(argv[0], recipe, 4096);
+    CHECK(c != -SIGALRM, "FIFO entry: lb_compile_offline blocked (killed by "
+          "the alarm after 30 s)");
+    CHECK(c == 10, "FIFO entry: expected a recompile (10), got %d", c);
+    CHECK(is_regular(entry), "FIFO entry: not replaced by an entry");
+    if (!is_regular(entry)) remove(entry);   /* else this process blocks */
+    CHECK(compile(src, NULL) == 2, "FIFO entry: no hit after the rewrite");
+    printf("a FIFO in an entry's place: no wait, recompiled, replaced\n");
+
+    /* a directory there: a miss, and it cannot be replaced, so the
+    ** kernel is not kept and lb_cache_query says why */
+    remove(entry);
+    CHECK(mkdir(entry, 0755) == 0, "mkdir %s failed", entry);
+    c = run_one(argv[0], recipe, 4096);
+    CHECK(c == 10, "directory entry: expected a recompile (10), got %d", c);
+    CHECK(compile(src, NULL) == 0, "directory entry: hit");
+    expect_state("directory in an entry's place", 1, 0, entry,
+                 "Is a directory");
+    rmdir(entry);
+    CHECK(compile(src, NULL) == 0 && compile(src, NULL) == 2,
+          "directory entry removed: no miss then hit");
+    expect_state("directory gone", 1, 1, NULL, NULL);
   }
   {
     /* a whole, valid entry under another key's name must not be used:
