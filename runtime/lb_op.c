@@ -135,20 +135,6 @@ void lb_ctx_destroy(lb_ctx *c) {
   free(c);
 }
 
-static void dump(const char *src, const lb_recipe *r, int n, int k,
-                 uint64_t key) {
-  const char *dir = getenv("LOWBIT_DUMP_DIR");
-  char path[4200];
-  FILE *f;
-  if (dir == NULL || *dir == '\0') return;
-  snprintf(path, sizeof path, "%s/%s-n%d-k%d-%016llx.cu", dir, r->name, n, k,
-           (unsigned long long)key);
-  if ((f = fopen(path, "w")) != NULL) {
-    fputs(src, f);
-    fclose(f);
-  }
-}
-
 /* The module for src: memory cache, else disk cache or NVRTC. */
 static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
                             lb_compile_info *info) {
@@ -257,7 +243,6 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   if (c == NULL || r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_op_create: null argument");
   if ((st = lb_gen_gemv(r, n, k, c->sms, &cfg, &src)) != LB_OK) return st;
-  dump(src, r, n, k, lb_hash_str(LB_HASH_INIT, src));
   if ((op = calloc(1, sizeof *op)) == NULL) {
     free(src);
     return lb_fail(LB_EMEM, "lb_op_create: no memory");
