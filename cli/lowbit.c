@@ -259,6 +259,21 @@ static int parse_archs(const char *s, int *archs, int max) {
   return n > 0 ? n : -1;
 }
 
+/* Where compiled kernels are kept, once: an unusable cache costs a
+** compile every time, and this is where a user learns why. */
+static void print_cache(void) {
+  lb_cache_state cs;
+  if (lb_cache_query(&cs) != LB_OK)
+    printf("cache: unknown (%s)\n", lb_errmsg());
+  else if (!cs.enabled)
+    printf("cache: off%s%s\n", cs.why[0] ? ": " : " (LOWBIT_CACHE=0)", cs.why);
+  else if (cs.writable)
+    printf("cache: %s\n", cs.dir);
+  else
+    printf("cache: %s, not writable, kernels are compiled every time: %s\n",
+           cs.dir, cs.why);
+}
+
 static int cmd_compile(const args *a) {
   lb_recipe *r;
   char *src;
@@ -270,6 +285,7 @@ static int cmd_compile(const args *a) {
   na = parse_archs(a->arch ? a->arch : "sm_90", archs, 8);
   if (na < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
+  print_cache();
   if (lb_generate(r, a->n, a->k, a->sms, &src) != LB_OK) {
     fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
     lb_recipe_free(r);

@@ -113,15 +113,24 @@ constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
 constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // per stage
 
 // off: the tile's first word within a channel (tile * 32 * LB_WORDS).
+// A last tile that K does not fill needs only the words of its live code
+// rows (K = 256 with 7-bit codes: 2 of 7); the rest of its stage is never
+// used (its rows meet zero activations, and are skipped where it counts).
+constexpr int LB_LASTW =
+    LB_K % LB_TILE == 0 ? LB_WORDS
+                        : (LB_BITS * ((LB_K % LB_TILE + 31) / 32) + 31) / 32;
+
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               const unsigned *const (&src)[4],
-                                              unsigned off, int lane) {
+                                              unsigned off, int lane,
+                                              bool last) {
   lb_u4 *dst = ring + stage * LB_CHUNKS + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++)
-      lb_cp16(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32);
+      if (q < LB_LASTW || !last)
+        lb_cp16(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32);
 }
 
 // Where scales and zeros come from when they are not resident in shared
@@ -409,7 +418,9 @@ __device__ __forceinline__ void lb_gemv(
   unsigned ahead_off = (unsigned)first * 32 * LB_WORDS;
 #pragma unroll
   for (int st = 0; st < STAGES; st++) {
-    if (first + st * STEP < tiles) lb_issue_tile(ring, st, csrc, ahead_off, lane);
+    if (first + st * STEP < tiles)
+      lb_issue_tile(ring, st, csrc, ahead_off, lane,
+                    first + st * STEP == tiles - 1);
     lb_cp_commit();
     ahead_off += WSTEP;
   }
@@ -435,7 +446,8 @@ __device__ __forceinline__ void lb_gemv(
   auto refill = [&](int tile) {
     __syncwarp();
     const int ahead = tile + STAGES * STEP;
-    if (ahead < tiles) lb_issue_tile(ring, stage, csrc, ahead_off, lane);
+    if (ahead < tiles)
+      lb_issue_tile(ring, stage, csrc, ahead_off, lane, ahead == tiles - 1);
     lb_cp_commit();
     ahead_off += WSTEP;
     stage = stage + 1 == STAGES ? 0 : stage + 1;
@@ -498,8 +510,10 @@ __device__ __forceinline__ void lb_gemv(
             lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
         }
+        // Code rows past K (a last tile that K does not fill) add nothing:
+        // their activations are zero.
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < 2 && (lb_full(left) || 32 * i < left); h++) {
           unsigned a[2][2];   // [lane pair][row]
 #pragma unroll
           for (int c = 0; c < 2; c++)

@@ -126,5 +126,16 @@ expect "bench --out missing" 2 "--out $tmp/no: No such file or directory" $none 
 expect "run, no GPU" 3 "no GPU" $none "$lowbit" run "$r" --m 1,8 --n 4096 --k 4096
 expect "bench, no GPU" 3 "no GPU" $none "$lowbit" bench "$r" --shapes 4096x4096 --m 1
 
+# The cache and LOWBIT_DUMP_DIR, as lowbit gen and compile see them.
+: >"$tmp/plainfile"
+mkdir -p "$tmp/dump"
+expect "compile: unusable cache named" 0 "not writable, kernels are compiled every time" $none env LOWBIT_CACHE_DIR="$tmp/plainfile/c" "$lowbit" compile "$r" --n 256 --k 256
+expect "compile: cache off" 0 "cache: off" $none env LOWBIT_CACHE=0 "$lowbit" compile "$r" --n 256 --k 256
+accepted "gen: LOWBIT_DUMP_DIR written" "LOWBIT_DUMP_DIR" $none env LOWBIT_DUMP_DIR="$tmp/dump" "$lowbit" gen "$r" --n 256 --k 256 -o "$tmp/g.cu"
+if cmp -s "$tmp/g.cu" "$tmp"/dump/a16w4_g128-n256-k256-*.cu; then echo "ok   gen: dump equals the output"; else fail "gen: no dump equal to the output in $tmp/dump"; fi
+expect "compile: LOWBIT_DUMP_DIR written" 0 "cache:" $none env LOWBIT_DUMP_DIR="$tmp/dump" "$lowbit" compile "$r" --n 512 --k 256
+if ls "$tmp"/dump/a16w4_g128-n512-k256-*.cu >/dev/null 2>&1; then echo "ok   compile: dump written"; else fail "compile: no dump"; fi
+expect "gen: unwritable LOWBIT_DUMP_DIR" 1 "LOWBIT_DUMP_DIR: cannot write $tmp/none/" $none env LOWBIT_DUMP_DIR="$tmp/none" "$lowbit" gen "$r" --n 256 --k 256 -o "$tmp/g2.cu"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
