@@ -2,7 +2,8 @@
 ** test_sweep.c: the pairwise recipe sweep (lb_sweep.h) on the CPU: every
 ** recipe loads, generates, and compiles for sm_80 and sm_90 with zero
 ** warnings and zero spill stores in each entry point, each compile within
-** a time limit (1 s; LOWBIT_SWEEP_MAX_S changes it).  The disk cache is
+** a time limit (1 s, the better of two tries; LOWBIT_SWEEP_MAX_S changes
+** it).  The disk cache is
 ** off, so every compile is a real one and its time is reported.
 **
 **   test_sweep [SUBSTRING]   only the recipes whose name contains it
@@ -62,6 +63,16 @@ int main(int argc, char **argv) {
       if (lb_compile_offline(src, archs[a], &info, &log) != LB_OK) {
         CHECK(0, "%s sm_%d: %s", rows[i].name, archs[a], lb_errmsg());
         continue;
+      }
+      /* over the limit: the best of two, so that a busy moment of the
+      ** machine is not taken for the compiler's time */
+      if (info.seconds > limit) {
+        lb_offline again;
+        char *log2 = NULL;
+        if (lb_compile_offline(src, archs[a], &again, &log2) == LB_OK &&
+            again.seconds < info.seconds)
+          info.seconds = again.seconds;
+        free(log2);
       }
       CHECK(info.warnings == 0, "%s sm_%d: %d warning(s)\n%s", rows[i].name,
             archs[a], info.warnings, log ? log : "");

@@ -5,8 +5,9 @@
 #
 #   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
 #
-# OUTDIR receives ctest.log, gpu.log, gpu-stress.log, bench.log, results.csv,
-# results.json
+# OUTDIR receives ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
+# sanitizer.log and sanitizer-summary.txt, bench.log, bench-narrow.log,
+# results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
 # Where Lua is not installed, put its headers and liblua5.4.a under .lua/
@@ -39,9 +40,35 @@ gpu_rc=$?
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
+# compute-sanitizer on lowbit's own kernels (kns=lb_gemv: cuBLAS's nvjet
+# kernels report races of their own): a narrow clustered 7-bit case and a
+# wide 4-bit one with a partial block, each under the four tools.
+san_rc=0
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+: >"$out/sanitizer.log"
+: >"$out/sanitizer-summary.txt"
+for tool in memcheck racecheck synccheck initcheck; do
+  for c in "$root/bench/recipes/a16w7_g32.lua --m 8 --n 48 --k 8192" \
+           "$root/recipes/a16w4_g128.lua --m 3 --n 4112 --k 4096"; do
+    # shellcheck disable=SC2086
+    timeout 300 "$cs" --tool $tool --kernel-name kns=lb_gemv \
+      --error-exitcode 99 "$build/lowbit" run $c --iters 1 >"$out/san.tmp" 2>&1
+    rc=$?
+    cat "$out/san.tmp" >>"$out/sanitizer.log"
+    line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/san.tmp" | tail -1)
+    echo "$tool $(basename "${c%% *}"): ${line:-no summary} (exit $rc)" \
+      >>"$out/sanitizer-summary.txt"
+    [ "$rc" -eq 0 ] || san_rc=1
+  done
+done
+rm -f "$out/san.tmp"
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
+# Narrow, small and odd-width layers (N 16..16384, K 256..16384).
+"$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 \
+  --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
+  >"$out/bench-narrow.log" 2>&1 || bench_rc=1
 
 grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log"
@@ -50,5 +77,7 @@ printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || 
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
 printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
+printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
+sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
-[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ]
