@@ -1,0 +1,23 @@
+/*
+** lb_prelude.h: the device-side format prelude every kernel kind builds
+** on.  What a template may use of it:
+**   types      lb_act_t, lb_scale_t, lb_zero_t, lb_out_t and their
+**              conversions (lb_act2_f32, lb_scale_f32, lb_zero_f32,
+**              lb_out_f32, lb_out_from_f32)
+**   layout     LB_BITS, LB_WORDS, LB_CODES, LB_TILE; lb_flip (signed
+**              codes to offset binary), lb_pair_at (code i of two lanes
+**              as a pair of 16-bit A values)
+**   dequant    LB_FOLD, LB_CLS, lb_cls, lb_group, lb_dq2, LB_ONES, lb_mma
+**   groups     LB_GROUP (grouped), lb_groups, lb_group_of, LB_GPT,
+**              lb_gslot, lb_gfirst, lb_slot_group, LB_ZEROS, lb_offset
+**   epilogue   lb_epilogue
+*/
+#ifndef lb_prelude_h
+#define lb_prelude_h
+
+#include "lb_buf.h"
+#include "lb_format.h"
+
+void lb_emit_prelude(lb_buf *b, const lb_format *f);
+
+#endif
