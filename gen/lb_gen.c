@@ -164,13 +164,17 @@ static void plan(const lb_format *f, int n, int k, int sms, const char *tune,
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   int xs;
   lb_buf_printf(b,
-    "\n// Entry points (lb_gemv minBlocksPerSM %d: %s).\n"
-    "// lb_gemv_xs keeps x in shared memory, for m up to %d; lb_gemv reads "
-    "it from global memory.\n",
+    "\n// Entry points (lb_gemv minBlocksPerSM %d: %s).\n",
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
                                 "an SM"
-                              : "wide state, registers left to ptxas",
-    cfg->xs_m);
+                              : "wide state, registers left to ptxas");
+  if (cfg->xs_m > 0)
+    lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d; "
+                     "lb_gemv reads it from global memory.\n", cfg->xs_m);
+  else
+    lb_buf_puts(b, "// lb_gemv reads x from global memory (no lb_gemv_xs: "
+                   "x does not fit, or this plan\n// uses too little of it to "
+                   "copy it whole).\n");
   for (xs = 0; xs < 2; xs++) {
     if (xs && cfg->xs_m == 0) break;
     lb_buf_printf(b,
