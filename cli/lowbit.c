@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sys/stat.h>
 
@@ -40,6 +41,10 @@ static const char usage[] =
   "[--out DIR]\n"
   "               [--flush read|write]  (L2 flush before each timed launch; "
   "default read)\n"
+  "  lowbit cache list|clear|path\n"
+  "  lowbit --version\n"
+  "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
+  "then the source tree's recipes/, then the installed recipes.\n"
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132; M is 1..8.\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
@@ -485,6 +490,49 @@ static int cmd_bench(const args *a, int single) {
   return rc == 2 ? EXIT_NOGPU : rc;
 }
 
+/* lowbit cache list|clear|path */
+static int cmd_cache(const args *a) {
+  const char *sub = a->nfiles == 1 ? a->files[0] : "";
+  if (!strcmp(sub, "path")) {
+    print_cache();
+    return 0;
+  }
+  if (!strcmp(sub, "clear")) {
+    int removed = 0;
+    lb_status st = lb_cache_clear(&removed);
+    printf("removed %d file(s)\n", removed);
+    if (st != LB_OK) fprintf(stderr, "lowbit cache clear: %s\n", lb_errmsg());
+    return st != LB_OK;
+  }
+  if (!strcmp(sub, "list")) {
+    lb_cache_entry *e = NULL;
+    int n = 0, i;
+    unsigned long long total = 0;
+    if (lb_cache_list(&e, &n) != LB_OK) {
+      fprintf(stderr, "lowbit cache list: %s\n", lb_errmsg());
+      return 1;
+    }
+    print_cache();
+    if (n) printf("%-21s %9s  %-24s %7s %7s %6s  %s\n", "entry", "bytes",
+                  "recipe", "n", "k", "arch", "last used");
+    for (i = 0; i < n; i++) {
+      char when[32] = "?";
+      time_t t = (time_t)e[i].mtime;
+      struct tm tm;
+      if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+      printf("%-21s %9llu  %-24s %7d %7d %3s_%-2d  %s\n", e[i].file,
+             (unsigned long long)e[i].bytes, e[i].recipe, e[i].n, e[i].k,
+             e[i].ptx ? "ptx" : "sm", e[i].arch, when);
+      total += e[i].bytes;
+    }
+    printf("%d entr%s, %llu bytes\n", n, n == 1 ? "y" : "ies", total);
+    lb_free(e);
+    return 0;
+  }
+  fprintf(stderr, "lowbit cache: wants list, clear or path\n%s", usage);
+  return EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
   args a;
   const char *cmd = argc > 1 ? argv[1] : "";
@@ -492,7 +540,21 @@ int main(int argc, char **argv) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_USAGE : 0;
   }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+    printf("lowbit %s\n", lb_version());
+    return 0;
+  }
+  /* recipe names also resolve in the source tree's recipes/, after the
+  ** user's path and before the installed ones (lb_recipe_load) */
+  {
+    const char *e = getenv("LOWBIT_RECIPE_PATH");
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s", e && *e ? e : "", e && *e ? ":" : "",
+             LB_RECIPES);
+    setenv("LOWBIT_RECIPE_PATH", path, 1);
+  }
   if (!parse(argc, argv, &a)) return EXIT_USAGE;
+  if (!strcmp(cmd, "cache")) return cmd_cache(&a);
   if (!strcmp(cmd, "check")) return cmd_check(&a);
   if (!strcmp(cmd, "gen")) return cmd_gen(&a);
   if (!strcmp(cmd, "compile")) return cmd_compile(&a);

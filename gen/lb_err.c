@@ -3,6 +3,7 @@
 */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "lb_err.h"
 
@@ -34,3 +35,11 @@ const char *lb_status_name(lb_status s) {
   }
   return "unknown status";
 }
+
+void lb_free(void *p) { free(p); }
+
+#ifndef LB_VERSION
+#define LB_VERSION "0.1.0"
+#endif
+
+const char *lb_version(void) { return LB_VERSION; }

@@ -662,15 +662,51 @@ static lb_status too_long(FILE *f, const char *path) {
                  "bytes)", path, TEXT_LIMIT);
 }
 
+/* Where a recipe named without a path is looked for: each directory of
+** $LOWBIT_RECIPE_PATH (':'-separated), then the installed recipes. */
+#ifndef LB_RECIPE_DIR
+#define LB_RECIPE_DIR "/usr/local/share/lowbit/recipes"
+#endif
+
+/* A bare name ("a16w4_g128": no '/', no ".lua") names a recipe on the
+** search path; *found gets its file.  0 when it is not a bare name. */
+static int is_name(const char *s) {
+  size_t n = strlen(s);
+  return n > 0 && strchr(s, '/') == NULL &&
+         !(n >= 4 && strcmp(s + n - 4, ".lua") == 0) && strcmp(s, "-") != 0;
+}
+
+static lb_status find_named(const char *name, char *found, size_t len) {
+  const char *e = getenv("LOWBIT_RECIPE_PATH");
+  char dirs[4096];
+  char *dir, *save = NULL;
+  snprintf(dirs, sizeof dirs, "%s%s%s", e ? e : "", e && *e ? ":" : "",
+           LB_RECIPE_DIR);
+  for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+    struct stat sb;
+    int n = snprintf(found, len, "%s/%s.lua", dir, name);
+    if (n > 0 && (size_t)n < len && stat(found, &sb) == 0 && S_ISREG(sb.st_mode))
+      return LB_OK;
+  }
+  return lb_fail(LB_EIO, "%s: no such recipe file, and no %s.lua in "
+                 "LOWBIT_RECIPE_PATH (%s) or %s", name, name,
+                 e && *e ? e : "unset", LB_RECIPE_DIR);
+}
+
 lb_status lb_recipe_load(const char *path, lb_recipe **out) {
   struct stat sb;
   FILE *f;
-  char *text = NULL;
+  char *text = NULL, named[4200];
   size_t len = 0;
   lb_status st;
   if (out) *out = NULL;
   if (path == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_recipe_load: null argument");
+  /* a file of that name in the working directory wins over the path */
+  if (is_name(path) && stat(path, &sb) != 0) {
+    if ((st = find_named(path, named, sizeof named)) != LB_OK) return st;
+    path = named;
+  }
   f = fopen(path, "rb");
   if (f == NULL)
     return lb_fail(LB_EIO, "%s: cannot open recipe: %s", path,
@@ -693,3 +729,24 @@ lb_status lb_recipe_load(const char *path, lb_recipe **out) {
 void lb_recipe_free(lb_recipe *r) { free(r); }
 
 const char *lb_recipe_name(const lb_recipe *r) { return r ? r->name : ""; }
+
+lb_status lb_recipe_describe(const lb_recipe *r, lb_recipe_info *out) {
+  static const char *const packings[] = {"gemlite32"};
+  if (r == NULL || out == NULL)
+    return lb_fail(LB_EARG, "lb_recipe_describe: null argument");
+  memset(out, 0, sizeof *out);
+  out->name = r->name;
+  out->file = r->file;
+  out->bits = r->bits;
+  out->is_signed = r->is_signed;
+  out->packing = packings[r->packing];
+  out->group = r->group;
+  out->activations = dtype_names[r->act];
+  out->scales = dtype_names[r->sdtype];
+  out->zeros = r->zeros ? dtype_names[r->zdtype] : NULL;
+  out->dequant = dequant_texts[r->dequant];
+  out->accumulator = dtype_names[r->acc];
+  out->output = dtype_names[r->out];
+  out->bias = r->bias;
+  return LB_OK;
+}

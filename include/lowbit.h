@@ -30,21 +30,48 @@ typedef enum lb_status {
   LB_EUNSUP     /* valid request that this version does not implement */
 } lb_status;
 
-/* Message of the last failure on this thread ("" when none). */
+/* Message of the last failure on this thread ("" before any).  A call
+** that succeeds leaves it as it was: read it right after a call that
+** returned a status other than LB_OK; it stays valid until the next
+** failing lowbit call on this thread. */
 const char *lb_errmsg(void);
 const char *lb_status_name(lb_status s);
+/* Frees what lowbit allocated for the caller (generated source, logs,
+** cache listings), so that callers need not share lowbit's C runtime. */
+void lb_free(void *p);
 
 /* ---- recipes ---------------------------------------------------------- */
 
 typedef struct lb_recipe lb_recipe;
 
-/* Runs the recipe in a sandbox and validates it. */
+/* Runs the recipe in a sandbox and validates it.  path is a file, or a
+** bare name ("a16w4_g128": no '/', no ".lua") looked up as NAME.lua in
+** each directory of $LOWBIT_RECIPE_PATH (':'-separated), then in the
+** installed recipes (share/lowbit/recipes). */
 lb_status lb_recipe_load(const char *path, lb_recipe **out);
 /* Same, from text; chunkname names it in messages ("@name" style not needed). */
 lb_status lb_recipe_load_text(const char *chunkname, const char *text,
                               size_t len, lb_recipe **out);
 void lb_recipe_free(lb_recipe *r);
 const char *lb_recipe_name(const lb_recipe *r);
+
+/* What a recipe says, read-only; the strings live as long as the recipe. */
+typedef struct lb_recipe_info {
+  const char *name, *file;
+  int bits;                 /* 1..8 */
+  int is_signed;            /* codes in two's complement */
+  const char *packing;      /* "gemlite32" */
+  int group;                /* k-values per scale; 0: one per channel */
+  const char *activations;  /* "f16", "bf16" */
+  const char *scales;       /* dtype of the scales */
+  const char *zeros;        /* dtype of the zeros; NULL: no zeros */
+  const char *dequant;      /* "(q - z) * s", "q * s + z" or "q * s" */
+  const char *accumulator;  /* "f32" */
+  const char *output;       /* dtype of y */
+  int bias;                 /* epilogue adds a bias */
+} lb_recipe_info;
+
+lb_status lb_recipe_describe(const lb_recipe *r, lb_recipe_info *out);
 
 /* ---- host-side tensors --------------------------------------------------
 ** A layer computes y[M][N] = x[M][K] * W[N][K]^T (+ bias[N]).  W is given
@@ -141,6 +168,26 @@ typedef struct lb_cache_state {
 } lb_cache_state;
 
 lb_status lb_cache_query(lb_cache_state *out);
+
+/* One entry of the disk cache: what made it, read from the key it holds
+** (recipe "?" and 0s where the file does not say). */
+typedef struct lb_cache_entry {
+  char file[32];        /* the entry's name in the cache directory */
+  uint64_t bytes;
+  long long mtime;      /* last use, seconds since the epoch */
+  char recipe[64];
+  int n, k, arch;       /* shape, and sm_<arch> it was compiled for */
+  int ptx;              /* 1: PTX for the driver to finish */
+} lb_cache_entry;
+
+/* The entries (*out freed with lb_free; none when nothing is cached). */
+lb_status lb_cache_list(lb_cache_entry **out, int *count);
+/* Removes every entry and temporary file the cache wrote (other files in
+** the directory stay); *removed may be NULL. */
+lb_status lb_cache_clear(int *removed);
+
+/* lowbit's version, "MAJOR.MINOR.PATCH". */
+const char *lb_version(void);
 
 #ifdef __cplusplus
 }

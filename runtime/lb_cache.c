@@ -383,3 +383,126 @@ lb_status lb_cache_query(lb_cache_state *out) {
   out->writable = out->why[0] == '\0';
   return LB_OK;
 }
+
+/* ---- listing and clearing (lowbit cache list|clear) --------------------- */
+
+/* What made entry path: the recipe and shape from the first lines of the
+** source its key holds ("from recipe 'NAME'", "--n N --k K"), the arch
+** from the options at the key's end.  Fields stay unknown ("?", 0) where
+** the file does not say. */
+static void describe(const char *path, lb_cache_entry *e) {
+  char head[512], tail[256];
+  header h;
+  FILE *f;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const char *p;
+  size_t got;
+  uint64_t key, back;
+  snprintf(e->recipe, sizeof e->recipe, "?");
+  if (fd < 0) return;
+  if ((f = fdopen(fd, "rb")) == NULL) {
+    close(fd);
+    return;
+  }
+  if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, MAGIC, 8) != 0 ||
+      h.size > MAX_ENTRY || h.logsize > MAX_ENTRY || h.idsize > MAX_ENTRY)
+    goto done;
+  e->ptx = h.kind == 1;
+  key = sizeof h + h.size + h.logsize;
+  if (fseek(f, (long)key, SEEK_SET) != 0) goto done;
+  got = fread(head, 1, sizeof head - 1, f);
+  head[got] = '\0';
+  if ((p = strstr(head, "from recipe '")) != NULL)
+    sscanf(p, "from recipe '%63[^']'", e->recipe);
+  if ((p = strstr(head, " --n ")) != NULL)
+    sscanf(p, " --n %d --k %d", &e->n, &e->k);
+  back = h.idsize < sizeof tail ? h.idsize : sizeof tail;
+  if (fseek(f, (long)(key + h.idsize - back), SEEK_SET) != 0) goto done;
+  got = fread(tail, 1, (size_t)back, f);
+  for (p = tail; p < tail + got; p++)   /* the options are NUL-separated */
+    if (strncmp(p, "--gpu-architecture=", 19) == 0 &&
+        (size_t)(p - tail) + 30 < got) {
+      sscanf(p + 19, "%*[a-z]_%d", &e->arch);
+      break;
+    }
+done:
+  fclose(f);
+}
+
+lb_status lb_cache_list(lb_cache_entry **out, int *count) {
+  char dir[4096];
+  const char *why = "";
+  DIR *d;
+  struct dirent *de;
+  lb_cache_entry *list = NULL, *grown;
+  int n = 0, cap = 0;
+  if (out == NULL || count == NULL)
+    return lb_fail(LB_EARG, "lb_cache_list: null argument");
+  *out = NULL;
+  *count = 0;
+  if (!cache_dir(dir, sizeof dir, &why))
+    return lb_fail(LB_EIO, "lb_cache_list: no cache: %s", why);
+  if ((d = opendir(dir)) == NULL) {
+    if (errno == ENOENT) return LB_OK;   /* nothing cached yet */
+    return lb_fail(LB_EIO, "lb_cache_list: %s: %s", dir, strerror(errno));
+  }
+  while ((de = readdir(d)) != NULL) {
+    char p[4400];
+    struct stat st;
+    if (cache_name(de->d_name) != 2) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 32;
+      if ((grown = realloc(list, (size_t)cap * sizeof *list)) == NULL) {
+        closedir(d);
+        free(list);
+        return lb_fail(LB_EMEM, "lb_cache_list: out of memory");
+      }
+      list = grown;
+    }
+    memset(&list[n], 0, sizeof list[n]);
+    memcpy(list[n].file, de->d_name, 21);   /* 20 characters and the NUL */
+    list[n].bytes = (uint64_t)st.st_size;
+    list[n].mtime = (long long)st.st_mtim.tv_sec;
+    describe(p, &list[n]);
+    n++;
+  }
+  closedir(d);
+  *out = list;
+  *count = n;
+  return LB_OK;
+}
+
+lb_status lb_cache_clear(int *removed) {
+  char dir[4096];
+  const char *why = "";
+  DIR *d;
+  struct dirent *de;
+  int n = 0, failed = 0, err = 0;
+  if (removed) *removed = 0;
+  if (!cache_dir(dir, sizeof dir, &why))
+    return lb_fail(LB_EIO, "lb_cache_clear: no cache: %s", why);
+  if ((d = opendir(dir)) == NULL) {
+    if (errno == ENOENT) return LB_OK;
+    return lb_fail(LB_EIO, "lb_cache_clear: %s: %s", dir, strerror(errno));
+  }
+  /* only what the cache writes: other files in the directory stay */
+  while ((de = readdir(d)) != NULL) {
+    char p[4400];
+    if (cache_name(de->d_name) == 0) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if (unlink(p) == 0)
+      n++;
+    else if (errno != ENOENT) {   /* another process may clear it too */
+      failed++;
+      err = errno;
+    }
+  }
+  closedir(d);
+  if (removed) *removed = n;
+  if (failed)
+    return lb_fail(LB_EIO, "lb_cache_clear: %d file(s) in %s could not be "
+                   "removed: %s", failed, dir, strerror(err));
+  return LB_OK;
+}

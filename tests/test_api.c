@@ -176,6 +176,50 @@ static void bitwise_reference(void) {
          "zero tail\n");
 }
 
+/* A recipe read back (lb_recipe_describe), recipes found by name, the
+** version and lb_free. */
+static void describe_and_find(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  lb_recipe *r = NULL, *c = NULL;
+  lb_recipe_info in;
+  refused(lb_recipe_describe(NULL, &in), LB_EARG, "lb_recipe_describe",
+          "NULL recipe");
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+           slash ? path : ".");
+  setenv("LOWBIT_RECIPE_PATH", "/nonexistent:", 1);
+  CHECK(lb_recipe_load("a16w4_g128", &r) != LB_OK &&
+            strstr(lb_errmsg(), "no a16w4_g128.lua in LOWBIT_RECIPE_PATH") &&
+            strstr(lb_errmsg(), "/nonexistent"),
+        "a name off the path: \"%s\"", lb_errmsg());
+  lb_recipe_free(r);
+  r = NULL;
+  setenv("LOWBIT_RECIPE_PATH", dir, 1);
+  CHECK(lb_recipe_load("a16w4_g128", &r) == LB_OK, "by name: %s", lb_errmsg());
+  CHECK(lb_recipe_load("a16w8_channel", &c) == LB_OK, "by name: %s",
+        lb_errmsg());
+  unsetenv("LOWBIT_RECIPE_PATH");
+  if (r && lb_recipe_describe(r, &in) == LB_OK)
+    CHECK(!strcmp(in.name, "a16w4_g128") && in.bits == 4 && !in.is_signed &&
+              in.group == 128 && !strcmp(in.packing, "gemlite32") &&
+              !strcmp(in.activations, "f16") && !strcmp(in.scales, "f16") &&
+              in.zeros && !strcmp(in.zeros, "f16") &&
+              !strcmp(in.dequant, "(q - z) * s") &&
+              !strcmp(in.accumulator, "f32") && !strcmp(in.output, "f16") &&
+              in.bias && strstr(in.file, "a16w4_g128.lua"),
+          "a16w4_g128 described wrongly");
+  if (c && lb_recipe_describe(c, &in) == LB_OK)
+    CHECK(in.bits == 8 && in.is_signed && in.group == 0 && in.zeros == NULL &&
+              !strcmp(in.dequant, "q * s"),
+          "a16w8_channel described wrongly");
+  CHECK(lb_version() && strchr(lb_version(), '.'), "lb_version: %s",
+        lb_version() ? lb_version() : "NULL");
+  lb_free(NULL);
+  lb_recipe_free(r);
+  lb_recipe_free(c);
+  printf("recipes by name and described; version %s\n", lb_version());
+}
+
 int main(int argc, char **argv) {
   lb_recipe *r = NULL;
   lb_sizes sz;
@@ -269,6 +313,7 @@ int main(int argc, char **argv) {
     lb_ctx_destroy(ctx);
   }
 
+  describe_and_find(argv[1]);
   round_trips();
   positions();
   bitwise_reference();

@@ -137,5 +137,22 @@ expect "compile: LOWBIT_DUMP_DIR written" 0 "cache:" $none env LOWBIT_DUMP_DIR="
 if ls "$tmp"/dump/a16w4_g128-n512-k256-*.cu >/dev/null 2>&1; then echo "ok   compile: dump written"; else fail "compile: no dump"; fi
 expect "gen: unwritable LOWBIT_DUMP_DIR" 1 "LOWBIT_DUMP_DIR: cannot write $tmp/none/" $none env LOWBIT_DUMP_DIR="$tmp/none" "$lowbit" gen "$r" --n 256 --k 256 -o "$tmp/g2.cu"
 
+# lowbit --version; recipes by name; lowbit cache list|clear|path
+expect "--version" 0 "lowbit 0." $none "$lowbit" --version
+expect "check by name" 0 "a16w4_g128: ok" $none "$lowbit" check a16w4_g128
+expect "check, unknown name" 1 "no nosuch_recipe.lua in LOWBIT_RECIPE_PATH" $none "$lowbit" check nosuch_recipe
+c="$tmp/cache-ls"
+expect "cache list, empty" 0 "0 entries" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache list
+expect "cache path" 0 "cache: $c" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache path
+expect "compile into the cache" 0 "cache: $c" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" compile "$r" --n 512 --k 256 --arch 80
+: >"$c/keep-me.txt"
+expect "cache list, one entry" 0 "1 entry" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache list
+if grep -qE "a16w4_g128 +512 +256 +sm_80" "$tmp/out"; then echo "ok   cache list names the recipe, shape and arch"; else fail "cache list: no 'a16w4_g128 512 256 sm_80' row"; fi
+expect "cache clear" 0 "removed 1 file(s)" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache clear
+if [ -f "$c/keep-me.txt" ] && ! ls "$c"/*.lbc >/dev/null 2>&1; then echo "ok   cache clear: entries gone, other files kept"; else fail "cache clear: wrong files removed"; fi
+expect "cache list after clear" 0 "0 entries" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache list
+expect "cache, no subcommand" 2 "wants list, clear or path" $none "$lowbit" cache
+expect "cache off" 1 "no cache: LOWBIT_CACHE=0" $none env LOWBIT_CACHE=0 "$lowbit" cache list
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
