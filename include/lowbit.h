@@ -14,6 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* LB_API marks what liblowbit.so exports.  The library is built with
+** -fvisibility=hidden, so a declaration here without LB_API is not
+** reachable through the shared library: every public function needs it. */
+#ifndef LB_API
+#if defined(__GNUC__)
+#define LB_API __attribute__((visibility("default")))
+#else
+#define LB_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,11 +45,11 @@ typedef enum lb_status {
 ** that succeeds leaves it as it was: read it right after a call that
 ** returned a status other than LB_OK; it stays valid until the next
 ** failing lowbit call on this thread. */
-const char *lb_errmsg(void);
-const char *lb_status_name(lb_status s);
+LB_API const char *lb_errmsg(void);
+LB_API const char *lb_status_name(lb_status s);
 /* Frees what lowbit allocated for the caller (generated source, logs,
 ** cache listings), so that callers need not share lowbit's C runtime. */
-void lb_free(void *p);
+LB_API void lb_free(void *p);
 
 /* ---- recipes ---------------------------------------------------------- */
 
@@ -48,12 +59,12 @@ typedef struct lb_recipe lb_recipe;
 ** bare name ("a16w4_g128": no '/', no ".lua") looked up as NAME.lua in
 ** each directory of $LOWBIT_RECIPE_PATH (':'-separated), then in the
 ** installed recipes (share/lowbit/recipes). */
-lb_status lb_recipe_load(const char *path, lb_recipe **out);
+LB_API lb_status lb_recipe_load(const char *path, lb_recipe **out);
 /* Same, from text; chunkname names it in messages ("@name" style not needed). */
-lb_status lb_recipe_load_text(const char *chunkname, const char *text,
-                              size_t len, lb_recipe **out);
-void lb_recipe_free(lb_recipe *r);
-const char *lb_recipe_name(const lb_recipe *r);
+LB_API lb_status lb_recipe_load_text(const char *chunkname, const char *text,
+                                     size_t len, lb_recipe **out);
+LB_API void lb_recipe_free(lb_recipe *r);
+LB_API const char *lb_recipe_name(const lb_recipe *r);
 
 /* What a recipe says, read-only; the strings live as long as the recipe. */
 typedef struct lb_recipe_info {
@@ -71,7 +82,7 @@ typedef struct lb_recipe_info {
   int bias;                 /* epilogue adds a bias */
 } lb_recipe_info;
 
-lb_status lb_recipe_describe(const lb_recipe *r, lb_recipe_info *out);
+LB_API lb_status lb_recipe_describe(const lb_recipe *r, lb_recipe_info *out);
 
 /* ---- host-side tensors --------------------------------------------------
 ** A layer computes y[M][N] = x[M][K] * W[N][K]^T (+ bias[N]).  W is given
@@ -88,25 +99,26 @@ typedef struct lb_sizes {
   int kpad;        /* K rounded up to the packing tile */
 } lb_sizes;
 
-lb_status lb_sizes_of(const lb_recipe *r, int n, int k, lb_sizes *out);
-lb_status lb_pack(const lb_recipe *r, int n, int k, const uint8_t *codes,
-                  uint32_t *packed);
-lb_status lb_unpack(const lb_recipe *r, int n, int k, const uint32_t *packed,
-                    uint8_t *codes);
+LB_API lb_status lb_sizes_of(const lb_recipe *r, int n, int k, lb_sizes *out);
+LB_API lb_status lb_pack(const lb_recipe *r, int n, int k,
+                         const uint8_t *codes, uint32_t *packed);
+LB_API lb_status lb_unpack(const lb_recipe *r, int n, int k,
+                           const uint32_t *packed, uint8_t *codes);
 
 /* ---- generation --------------------------------------------------------- */
 
 /* Self-contained CUDA source for (recipe, n, k) on a device with `sms`
 ** multiprocessors.  *src is malloc'ed; free it with free(). */
-lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src);
+LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
+                             char **src);
 
 /* ---- runtime ------------------------------------------------------------ */
 
 typedef struct lb_ctx lb_ctx;   /* one device, its primary context, caches */
 typedef struct lb_op lb_op;     /* (recipe, N, K), compiled and ready */
 
-lb_status lb_ctx_create(int device, lb_ctx **out);
-void lb_ctx_destroy(lb_ctx *c);
+LB_API lb_status lb_ctx_create(int device, lb_ctx **out);
+LB_API void lb_ctx_destroy(lb_ctx *c);
 
 /* Where a compile came from, and what ptxas reported. */
 typedef struct lb_compile_info {
@@ -118,10 +130,10 @@ typedef struct lb_compile_info {
   int spill;          /* spill-store bytes, the larger of the two (0 is the goal) */
 } lb_compile_info;
 
-lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
-                       lb_op **out);
-void lb_op_destroy(lb_op *op);
-lb_status lb_op_info(const lb_op *op, lb_compile_info *info);
+LB_API lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
+                              lb_op **out);
+LB_API void lb_op_destroy(lb_op *op);
+LB_API lb_status lb_op_info(const lb_op *op, lb_compile_info *info);
 
 /* Device pointers (cudaMalloc, PyTorch, cuMemAlloc).  packed, scales and
 ** zeros: 16-byte aligned (blocks copy them with 16-byte cp.async); bias:
@@ -137,8 +149,8 @@ typedef struct lb_weights {
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
 ** [m][N].  m = 1..8.  stream is a CUstream / cudaStream_t (NULL: default).
 ** Enqueues only: no allocation, no synchronisation; graph-capturable. */
-lb_status lb_op_run(const lb_op *op, int m, const void *x,
-                    const lb_weights *w, void *y, void *stream);
+LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
+                           const lb_weights *w, void *y, void *stream);
 
 /* ---- compile without a device (CI, `lowbit compile`) ---------------------
 ** Compiles src for sm_<arch>; reports ptxas' registers and spills and
@@ -151,8 +163,8 @@ typedef struct lb_offline {
   size_t binary;       /* bytes of CUBIN (or PTX) */
 } lb_offline;
 
-lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,
-                             char **log);
+LB_API lb_status lb_compile_offline(const char *src, int arch,
+                                    lb_offline *info, char **log);
 
 /* The disk cache as this process sees it.  lb_cache_query probes it: it
 ** creates the directory if needed and creates and removes a file there;
@@ -167,7 +179,7 @@ typedef struct lb_cache_state {
                     ** system's reason and the path */
 } lb_cache_state;
 
-lb_status lb_cache_query(lb_cache_state *out);
+LB_API lb_status lb_cache_query(lb_cache_state *out);
 
 /* One entry of the disk cache: what made it, read from the key it holds
 ** (recipe "?" and 0s where the file does not say). */
@@ -181,13 +193,13 @@ typedef struct lb_cache_entry {
 } lb_cache_entry;
 
 /* The entries (*out freed with lb_free; none when nothing is cached). */
-lb_status lb_cache_list(lb_cache_entry **out, int *count);
+LB_API lb_status lb_cache_list(lb_cache_entry **out, int *count);
 /* Removes every entry and temporary file the cache wrote (other files in
 ** the directory stay); *removed may be NULL. */
-lb_status lb_cache_clear(int *removed);
+LB_API lb_status lb_cache_clear(int *removed);
 
 /* lowbit's version, "MAJOR.MINOR.PATCH". */
-const char *lb_version(void);
+LB_API const char *lb_version(void);
 
 #ifdef __cplusplus
 }
