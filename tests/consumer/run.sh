@@ -61,11 +61,16 @@ if [ "$shared" = 1 ]; then
     fail "installed: no liblowbit.so.0.1.0 with links liblowbit.so.0, liblowbit.so"
   soname=$(readelf -d "$so.0.1.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
   [ "$soname" = liblowbit.so.0 ] || fail "soname '$soname', not liblowbit.so.0"
-  # What liblowbit.so exports is exactly what lowbit.h declares LB_API.
+  # What liblowbit.so exports is exactly the functions lowbit.h declares
+  # (at the start of a line), each of them LB_API.
   nm -D --defined-only "$so.0.1.0" | awk 'NF == 3 { print $3 }' |
     sort >"$work/exported"
-  sed -n 's/^LB_API .*[ *]\(lb_[A-Za-z0-9_]*\)(.*/\1/p' \
-    "$prefix/include/lowbit.h" | sort >"$work/public"
+  grep -E '^[A-Za-z_].*[ *]lb_[A-Za-z0-9_]*\(' "$prefix/include/lowbit.h" |
+    grep -vE '^(typedef|extern) ' >"$work/decls"
+  sed 's/^[^(]*[ *]\(lb_[A-Za-z0-9_]*\)(.*/\1/' "$work/decls" |
+    sort >"$work/public"
+  noapi=$(grep -v '^LB_API ' "$work/decls")
+  [ -z "$noapi" ] || fail "lowbit.h declares without LB_API: $noapi"
   [ -s "$work/exported" ] || fail "liblowbit.so exports nothing"
   extra=$(comm -23 "$work/exported" "$work/public" | tr '\n' ' ')
   missing=$(comm -13 "$work/exported" "$work/public" | tr '\n' ' ')
