@@ -132,7 +132,7 @@ static void plan(const lb_format *f, int n, int k, int sms, const char *tune,
   ** as many tiles as it can (a16w4 8192 x 8192, M = 1, H100: split 4
   ** 18.2 us, split 8 19.9).  One block (wide state, the issue slots are
   ** the limit): about 24 warps per SM (a16w2: split 8 20.9 us, 4 23.5). */
-  want = (sms > 0 ? sms : 132) * (cfg->minb == 2 ? 16 : 24);
+  want = sms * (cfg->minb == 2 ? 16 : 24);
   while (split < warps && tiles >= 2 * split &&
          (cfg->minb == 2 ? groups * split * 2 <= want : groups * split < want))
     split *= 2;
@@ -146,7 +146,7 @@ static void plan(const lb_format *f, int n, int k, int sms, const char *tune,
   {
     int blocks = (groups + warps / split - 1) / (warps / split);
     cfg->cluster = 1;
-    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= (sms > 0 ? sms : 132) &&
+    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= sms &&
            tiles >= split * cfg->cluster * 2)
       cfg->cluster *= 2;
   }
