@@ -40,19 +40,23 @@ gpu_rc=$?
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
-# compute-sanitizer on lowbit's own kernels (kns=lb_gemv: cuBLAS's nvjet
-# kernels report races of their own): a narrow clustered 7-bit case and a
-# wide 4-bit one with a partial block, each under the four tools.
+# compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
+# no cuBLAS in the process (its Hopper kernels make racecheck fail with a
+# hardware exception, and their TMA stores read as uninitialised to
+# initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
+# narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
+# a power of two, and a cross-word 3-bit one at M = 1.
 san_rc=0
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 : >"$out/sanitizer.log"
 : >"$out/sanitizer-summary.txt"
 for tool in memcheck racecheck synccheck initcheck; do
-  for c in "$root/bench/recipes/a16w7_g32.lua --m 8 --n 48 --k 8192" \
-           "$root/recipes/a16w4_g128.lua --m 3 --n 4112 --k 4096"; do
+  for c in "$root/bench/recipes/a16w7_g32.lua 8 48 8192" \
+           "$root/recipes/a16w4_g128.lua 3 4112 4096" \
+           "$root/recipes/a16w3_g128.lua 1 4096 4096"; do
     # shellcheck disable=SC2086
-    timeout 300 "$cs" --tool $tool --kernel-name kns=lb_gemv \
-      --error-exitcode 99 "$build/lowbit" run $c --iters 1 >"$out/san.tmp" 2>&1
+    timeout 300 "$cs" --tool $tool --kernel-name kns=lb_ \
+      --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$out/san.tmp" 2>&1
     rc=$?
     cat "$out/san.tmp" >>"$out/sanitizer.log"
     line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/san.tmp" | tail -1)

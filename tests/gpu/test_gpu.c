@@ -233,6 +233,36 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream) {
   printf("sweep: %d recipes\n", n);
 }
 
+/* One recipe at one shape, with and without bias, on the default and a
+** created stream: what compute-sanitizer runs (no cuBLAS in the process,
+** whose own kernels the sanitizer cannot follow). */
+static int one_case(lb_ctx *ctx, char **argv, cudaStream_t stream) {
+  lb_recipe *r = NULL;
+  char *end;
+  long v[3];
+  int i, b;
+  for (i = 0; i < 3; i++) {
+    v[i] = strtol(argv[3 + i], &end, 10);
+    if (*end || v[i] < 1 || v[i] > 1 << 20) {
+      fprintf(stderr, "test_gpu --case: '%s' is not a size\n", argv[3 + i]);
+      return 0;
+    }
+  }
+  if (lb_recipe_load(argv[2], &r) != LB_OK) {
+    GCHECK(0, "load: %s", lb_errmsg());
+    return 1;
+  }
+  for (b = 0; b < 2; b++) {
+    double rel = 0;
+    run_case(ctx, r, (int)v[0], (int)v[1], (int)v[2], 0xca5e + (uint64_t)b,
+             r->bias && b, b ? stream : NULL, &rel);
+    printf("%s m=%ld n=%ld k=%ld bias=%d: relative error %.2e\n", argv[2],
+           v[0], v[1], v[2], r->bias && b, rel);
+  }
+  lb_recipe_free(r);
+  return 1;
+}
+
 /* LOWBIT_DUMP_DIR: creating an op writes its source there. */
 static void dump_check(lb_ctx *ctx, const char *recipe) {
   char dir[] = "/tmp/lowbit-dump-XXXXXX", path[4200];
@@ -262,8 +292,9 @@ int main(int argc, char **argv) {
   cudaStream_t stream = NULL;
   char *names[256];
   const char *names_first;
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep\n");
+  if (argc != 2 && !(argc == 6 && strcmp(argv[1], "--case") == 0)) {
+    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep | "
+                    "--case RECIPE M N K\n");
     return 2;
   }
   if (lb_ctx_create(0, &ctx) == LB_ENODEV) {
@@ -291,6 +322,14 @@ int main(int argc, char **argv) {
     lb_ctx_destroy(ctx);
     cudaStreamDestroy(stream);
     printf("gpu: sweep, %d checks, %d failure(s)\n", checks, failures);
+    return failures != 0;
+  }
+  if (argc == 6) {
+    int ok = one_case(ctx, argv, stream);
+    lb_ctx_destroy(ctx);
+    cudaStreamDestroy(stream);
+    if (!ok) return 2;
+    printf("gpu: case, %d checks, %d failure(s)\n", checks, failures);
     return failures != 0;
   }
   if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
