@@ -119,6 +119,8 @@ def _check_shape(a: np.ndarray, shape: tuple, what: str, why: str) -> None:
 
 def _check_lowbit_layer(n: int, k: int, group: int, fmt: str) -> None:
     """What lowbit itself accepts, said in the checkpoint's terms."""
+    if n <= 0 or k <= 0:
+        raise ValueError(f"{fmt}: empty layer ({n} x {k})")
     if k % 32 != 0:
         raise ValueError(f"{fmt}: K = {k} is not a multiple of 32, which lowbit requires")
     if group != 0:
