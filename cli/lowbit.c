@@ -2,8 +2,8 @@
 ** lowbit.c: the command-line tool.
 **
 **   lowbit check RECIPE...                 validate recipes
-**   lowbit gen RECIPE [-o FILE] [--n N --k K --sms S]
-**   lowbit compile RECIPE [--arch sm_90] [--n N --k K --sms S]
+**   lowbit gen RECIPE [-o FILE] [--n N --k K --m M --sms S]
+**   lowbit compile RECIPE [--arch sm_90] [--n N --k K --m M,... --sms S]
 **   lowbit run RECIPE [--m M,... --n N --k K]  check and time on the GPU
 **   lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes 4096x4096,...] [--out DIR]
 **
@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "lb_bench.h"
+#include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_nvrtc.h"
 #include "lowbit.h"
@@ -33,8 +34,9 @@ enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
 static const char usage[] =
   "usage:\n"
   "  lowbit check RECIPE...\n"
-  "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--sms S]\n"
-  "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] [--sms S]\n"
+  "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--m M] [--sms S]\n"
+  "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] "
+  "[--m M[,M...]] [--sms S]\n"
   "  lowbit run RECIPE [--m M[,M...]] [--n N] [--k K] [--iters I] "
   "[--flush read|write]\n"
   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
@@ -45,7 +47,9 @@ static const char usage[] =
   "  lowbit --version\n"
   "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
   "then the source tree's recipes/, then the installed recipes.\n"
-  "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132; M is 1..8.\n"
+  "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
+  "M up to 8 runs the GEMV, larger M the GEMM of its bucket (9..16, 17..32,\n"
+  "33..64, 65 and more); gen and compile show the kernel each M uses.\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 
@@ -192,17 +196,52 @@ static int cmd_check(const args *a) {
   return bad;
 }
 
+/* Copies list s of option o into buf for strtok_r, refusing a list too
+** long to fit rather than cutting it. */
+static int copy_list(const char *o, const char *s, char *buf, size_t len) {
+  if (strlen(s) >= len) {
+    fprintf(stderr, "lowbit: %s: list longer than %zu characters\n", o,
+            len - 1);
+    return 0;
+  }
+  memcpy(buf, s, strlen(s) + 1);
+  return 1;
+}
+
+/* "1,2,4" -> M values, each a row count an op takes. */
+static int parse_ms(const char *s, int *v, int max) {
+  char buf[256], *tok, *save = NULL;
+  int n = 0;
+  if (!copy_list("--m", s, buf, sizeof buf)) return -1;
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (n == max) {
+      fprintf(stderr, "lowbit: --m: at most %d values\n", max);
+      return -1;
+    }
+    if (!to_int("--m", tok, &v[n])) return -1;
+    if (v[n] > LB_MAX_ROWS) {
+      fprintf(stderr, "lowbit: --m %s: ops take M from 1 to %d\n", tok,
+              LB_MAX_ROWS);
+      return -1;
+    }
+    n++;
+  }
+  if (n == 0) fprintf(stderr, "lowbit: --m wants a list like 1,2,4,8\n");
+  return n > 0 ? n : -1;
+}
+
 static int cmd_gen(const args *a) {
   lb_recipe *r;
   char *src;
   FILE *f = stdout;
-  int rc = 0;
+  int rc = 0, m = 1;
   if (a->nfiles != 1) {
     fputs(usage, stderr);
     return EXIT_USAGE;
   }
+  if (a->ms && parse_ms(a->ms, &m, 1) < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
-  if (lb_generate(r, a->n, a->k, a->sms, &src) != LB_OK) {
+  if (lb_generate_m(r, a->n, a->k, m, a->sms, &src) != LB_OK) {
     fprintf(stderr, "lowbit gen: %s\n", lb_errmsg());
     lb_recipe_free(r);
     return 1;
@@ -221,18 +260,6 @@ static int cmd_gen(const args *a) {
   free(src);
   lb_recipe_free(r);
   return rc;
-}
-
-/* Copies list s of option o into buf for strtok_r, refusing a list too
-** long to fit rather than cutting it. */
-static int copy_list(const char *o, const char *s, char *buf, size_t len) {
-  if (strlen(s) >= len) {
-    fprintf(stderr, "lowbit: %s: list longer than %zu characters\n", o,
-            len - 1);
-    return 0;
-  }
-  memcpy(buf, s, strlen(s) + 1);
-  return 1;
 }
 
 /* "sm_90,80" -> 90, 80; names the token that is not an arch. */
@@ -281,76 +308,59 @@ static void print_cache(void) {
 
 static int cmd_compile(const args *a) {
   lb_recipe *r;
-  char *src;
-  int archs[8], na, i, rc = 0;
+  int archs[8], ms[16] = {1}, na, nm = 1, i, j, rc = 0;
   if (a->nfiles != 1) {
     fputs(usage, stderr);
     return EXIT_USAGE;
   }
   na = parse_archs(a->arch ? a->arch : "sm_90", archs, 8);
   if (na < 0) return EXIT_USAGE;
+  if (a->ms && (nm = parse_ms(a->ms, ms, 16)) < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
   print_cache();
-  if (lb_generate(r, a->n, a->k, a->sms, &src) != LB_OK) {
-    fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
-    lb_recipe_free(r);
-    return 1;
-  }
-  for (i = 0; i < na; i++) {
-    lb_offline info;
-    char *log = NULL;
-    if (lb_compile_offline(src, archs[i], &info, &log) != LB_OK) {
+  for (j = 0; j < nm; j++) {
+    char *src;
+    if (lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src) != LB_OK) {
       fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
       rc = 1;
       continue;
     }
-    printf("%s sm_%d: %.3f s, %s, %zu bytes %s, %d warning(s)\n",
-           lb_recipe_name(r), archs[i], info.seconds,
-           info.cache ? "disk cache hit" : "compiled", info.binary,
-           info.ptx ? "PTX (NVRTC does not know this arch; the driver "
-                      "finishes it)" : "CUBIN",
-           info.warnings);
-    if (!info.ptx) {
-      static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS};
-      int regs, spill, f;
-      for (f = 0; f < 2; f++) {
-        lb_log_resources(log, fns[f], &regs, &spill);
-        if (regs >= 0)
-          printf("  %s: %d registers, %d bytes spilled\n", fns[f], regs,
-                 spill);
+    for (i = 0; i < na; i++) {
+      lb_offline info;
+      char *log = NULL;
+      if (lb_compile_offline(src, archs[i], &info, &log) != LB_OK) {
+        fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
+        rc = 1;
+        continue;
       }
+      printf("%s m=%d (%s) sm_%d: %.3f s, %s, %zu bytes %s, %d warning(s)\n",
+             lb_recipe_name(r), ms[j], ms[j] <= LB_MAX_M ? "gemv" : "gemm",
+             archs[i], info.seconds,
+             info.cache ? "disk cache hit" : "compiled", info.binary,
+             info.ptx ? "PTX (NVRTC does not know this arch; the driver "
+                        "finishes it)" : "CUBIN",
+             info.warnings);
+      if (!info.ptx) {
+        static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS,
+                                          LB_GEMM_KERNEL};
+        int regs, spill, f;
+        for (f = 0; f < 3; f++) {
+          lb_log_resources(log, fns[f], &regs, &spill);
+          if (regs >= 0)
+            printf("  %s: %d registers, %d bytes spilled\n", fns[f], regs,
+                   spill);
+        }
+      }
+      if (info.warnings) {
+        printf("%s", log ? log : "");
+        rc = 1;
+      }
+      free(log);
     }
-    if (info.warnings) {
-      printf("%s", log ? log : "");
-      rc = 1;
-    }
-    free(log);
+    free(src);
   }
-  free(src);
   lb_recipe_free(r);
   return rc;
-}
-
-/* "1,2,4" -> M values, each a row count the GEMV takes. */
-static int parse_ms(const char *s, int *v, int max) {
-  char buf[256], *tok, *save = NULL;
-  int n = 0;
-  if (!copy_list("--m", s, buf, sizeof buf)) return -1;
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (n == max) {
-      fprintf(stderr, "lowbit: --m: at most %d values\n", max);
-      return -1;
-    }
-    if (!to_int("--m", tok, &v[n])) return -1;
-    if (v[n] > LB_MAX_M) {
-      fprintf(stderr, "lowbit: --m %s: the GEMV takes M from 1 to %d\n", tok,
-              LB_MAX_M);
-      return -1;
-    }
-    n++;
-  }
-  if (n == 0) fprintf(stderr, "lowbit: --m wants a list like 1,2,4,8\n");
-  return n > 0 ? n : -1;
 }
 
 /* "4096x8192,..." -> shapes; whether each suits a recipe is checked

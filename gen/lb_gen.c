@@ -14,6 +14,7 @@
 #include "lb_dump.h"
 #include "lb_err.h"
 #include "lb_format.h"
+#include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_prelude.h"
 
@@ -278,4 +279,14 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
   return lb_gen_gemv(r, n, k, sms, NULL, src);
+}
+
+lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
+                        char **src) {
+  if (src) *src = NULL;
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_generate_m: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
+  if (m <= LB_MAX_M) return lb_gen_gemv(r, n, k, sms, NULL, src);
+  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, NULL, src);
 }

@@ -185,11 +185,11 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
                   lay.bits, lay.bits, mask | mask << 16, magic,
                   mask | mask << 16, magic);
   }
-  lb_buf_printf(b, "constexpr bool LB_FOLD = %s;  // scales applied per group "
+  lb_buf_printf(b, "[[maybe_unused]] constexpr bool LB_FOLD = %s;  // scales applied per group "
                    "after the MMA\n", mode == LB_DQM_F32 ? "false" : "true");
   lb_buf_printf(b, "// Classes of code rows: 0, the A value is base + q; 1, "
                    "base + 16 q.\n"
-                   "constexpr int LB_CLS = %d;\n"
+                   "[[maybe_unused]] constexpr int LB_CLS = %d;\n"
                    "__device__ __forceinline__ constexpr int lb_cls(int i) { "
                    "return (0x%08xu >> i) & 1u; }\n",
                 cls16 ? 2 : 1, f->clsbits);
@@ -227,7 +227,7 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
                   8388608 + off, 8388608 + off);
   else
     lb_buf_puts(b, "  (void)s2; (void)b2;\n  return p;\n}\n");
-  lb_buf_printf(b, "constexpr unsigned LB_ONES = 0x%08xu;  // two 1.0 in the "
+  lb_buf_printf(b, "[[maybe_unused]] constexpr unsigned LB_ONES = 0x%08xu;  // two 1.0 in the "
                    "activation type\n",
                 f->act == LB_BF16 ? 0x3f803f80u : 0x3c003c00u);
   lb_buf_printf(b, "// d += A (16 channels x 16 k) * B (16 k x 8 activation "
@@ -272,7 +272,7 @@ static void emit_scales(lb_buf *b, const lb_format *f) {
   lb_buf_printf(b, "// A tile of %d k-values meets %d group slot(s): code row "
                    "i uses slot lb_gslot(i),\n// slot j starts at code row "
                    "lb_gfirst(j).\n"
-                   "constexpr int LB_GPT = %d;\n"
+                   "[[maybe_unused]] constexpr int LB_GPT = %d;\n"
                    "__device__ __forceinline__ constexpr int lb_gslot(int i) { "
                    "return %s; }\n"
                    "__device__ __forceinline__ constexpr int lb_gfirst(int j) { "
@@ -316,4 +316,98 @@ void lb_emit_prelude(lb_buf *b, const lb_format *f) {
   emit_weights(b, f);
   emit_pairs(b, f);
   emit_scales(b, f);
+}
+
+/* The f16 (or bf16) bits of a small integer, exactly. */
+static unsigned half_bits(int v, lb_dqmode mode) {
+  unsigned sign = v < 0 ? 0x8000u : 0u, a = (unsigned)(v < 0 ? -v : v);
+  int e = 0;
+  if (a == 0) return sign;
+  while ((a >> (e + 1)) != 0) e++;
+  if (mode == LB_DQM_BF16)   /* 8 significant bits: exact for a < 256 */
+    return sign | (unsigned)(e + 127) << 7 | ((a << 7 >> e) & 0x7fu);
+  return sign | (unsigned)(e + 15) << 10 | ((a << 10 >> e) & 0x3ffu);
+}
+
+/* Hooks of kinds that dequantise each weight to the activation type before
+** the MMA (the GEMM): at large M the GEMV's fold (scales after the MMA)
+** would double the accumulators and add an MMA per fragment.  A pair is
+** the two codes OR-ed into the base (the same magic numbers as the GEMV),
+** with signed codes turned into offset binary by the same LOP3; then
+**   w = (p - base - off) * s + o
+** with p - base - off exact, and one rounding in the FMA. */
+void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
+  const lb_layout lay = f->lay;
+  const unsigned mask2 = f->mask | f->mask << 16;
+  const unsigned sign2 = f->off ? (unsigned)f->off * 0x10001u : 0u;
+  const char *t = f->act == LB_BF16 ? "bf16" : "f16";
+  lb_buf_printf(b, "// ---- dequantisation before the MMA (this kind) ----\n"
+                   "// Where code row i sits: a byte window of its word (PRMT "
+                   "selector and shift),\n// or across into the next word "
+                   "(funnel shift).\n"
+                   "struct lb_crow { unsigned sel; int sh, fsh; bool cross; };\n"
+                   "__device__ __forceinline__ lb_crow lb_crow_of(int i) {\n"
+                   "  const int end = %d * i %% 32 + %d, lsb = 32 - end;\n"
+                   "  const int w = lsb / 8 < 2 ? lsb / 8 : 2;\n"
+                   "  return {unsigned(w * 0x1111 + 0x5410), lsb - 8 * w, "
+                   "64 - end, end > 32};\n}\n",
+                lay.bits, lay.bits);
+  lb_buf_printf(b, "// Code row c of lanes a and b: a's code in bits 0..%d, "
+                   "b's in 16..%d, OR-ed into the base%s.\n"
+                   "__device__ __forceinline__ unsigned lb_gpair(unsigned a0, "
+                   "unsigned a1, unsigned b0,\n"
+                   "                                         unsigned b1, "
+                   "const lb_crow &c) {\n"
+                   "  unsigned v;\n",
+                lay.bits - 1, 15 + lay.bits,
+                f->off ? ", sign bit flipped (offset binary)" : "");
+  if (32 % lay.bits != 0)
+    lb_buf_puts(b, "  if (c.cross)\n"
+                   "    v = __byte_perm(__funnelshift_r(a1, a0, c.fsh), "
+                   "__funnelshift_r(b1, b0, c.fsh), 0x5410);\n"
+                   "  else\n"
+                   "    v = __byte_perm(a0, b0, c.sel) >> c.sh;\n");
+  else
+    lb_buf_puts(b, "  (void)a1; (void)b1;   // codes never cross a word\n"
+                   "  v = __byte_perm(a0, b0, c.sel) >> c.sh;\n");
+  lb_buf_printf(b, "  unsigned d;   // (v & mask) ^ (base | sign): the bits "
+                   "are disjoint\n"
+                   "  asm(\"lop3.b32 %%0, %%1, %%2, %%3, 0x6a;\" : \"=r\"(d) : "
+                   "\"r\"(v), \"r\"(0x%08xu), \"r\"(0x%08xu));\n"
+                   "  return d;\n}\n",
+                mask2, f->magic ^ sign2);
+  lb_buf_puts(b, "// A group's scale s and offset o (w = q s + o) as the "
+                 "operands of lb_w2.\n"
+                 "__device__ __forceinline__ void lb_wgroup(float s, float o, "
+                 "unsigned &s2, unsigned &b2) {\n");
+  if (f->mode == LB_DQM_F32)
+    lb_buf_puts(b, "  s2 = __float_as_uint(s);\n  b2 = __float_as_uint(o);\n"
+                   "}\n"
+                   "// bf16 with 8-bit codes: in f32, rounded once (lb_dq2).\n"
+                   "__device__ __forceinline__ unsigned lb_w2(unsigned p, "
+                   "unsigned s2, unsigned b2) {\n"
+                   "  return lb_dq2(p, s2, b2);\n}\n\n");
+  else
+    lb_buf_printf(b, "  unsigned short hs, ho;\n"
+                     "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(hs) : "
+                     "\"f\"(s));\n"
+                     "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(ho) : "
+                     "\"f\"(o));\n"
+                     "  s2 = (unsigned)hs * 0x10001u;\n"
+                     "  b2 = (unsigned)ho * 0x10001u;\n}\n"
+                     "// q = p - %d exactly (p * 1 - %d), then q s + o with "
+                     "one rounding.\n"
+                     "__device__ __forceinline__ unsigned lb_w2(unsigned p, "
+                     "unsigned s2, unsigned b2) {\n"
+                     "  unsigned q, w;\n"
+                     "  asm(\"fma.rn.%s %%0, %%1, %%2, %%3;\" : \"=r\"(q) : "
+                     "\"r\"(p), \"r\"(0x%08xu), \"r\"(0x%08xu));\n"
+                     "  asm(\"fma.rn.%s %%0, %%1, %%2, %%3;\" : \"=r\"(w) : "
+                     "\"r\"(q), \"r\"(s2), \"r\"(b2));\n"
+                     "  return w;\n}\n\n",
+                  t, t, f->base + f->off, f->base + f->off,
+                  f->act == LB_BF16 ? "bf16x2" : "f16x2",
+                  half_bits(1, f->mode) * 0x10001u,
+                  half_bits(-(f->base + f->off), f->mode) * 0x10001u,
+                  f->act == LB_BF16 ? "bf16x2" : "f16x2");
 }

@@ -11,6 +11,10 @@
 **   groups     LB_GROUP (grouped), lb_groups, lb_group_of, LB_GPT,
 **              lb_gslot, lb_gfirst, lb_slot_group, LB_ZEROS, lb_offset
 **   epilogue   lb_epilogue
+** and, from lb_emit_prelude_w16 (kinds that dequantise before the MMA):
+**   lb_crow, lb_crow_of (where code row i sits in its words), lb_gpair
+**   (the pair, any code row, no classes), lb_wgroup / lb_w2 (a group's
+**   scale and offset; the weight pair in the activation type).
 */
 #ifndef lb_prelude_h
 #define lb_prelude_h
@@ -19,5 +23,6 @@
 #include "lb_format.h"
 
 void lb_emit_prelude(lb_buf *b, const lb_format *f);
+void lb_emit_prelude_w16(lb_buf *b, const lb_format *f);
 
 #endif

@@ -111,6 +111,12 @@ LB_API lb_status lb_unpack(const lb_recipe *r, int n, int k,
 ** multiprocessors.  *src is malloc'ed; free it with free(). */
 LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
+/* The source of the kernel that m activation rows use: the GEMV for m up
+** to 8 (lb_generate's source), else the GEMM of m's bucket (rows 9..16,
+** 17..32, 33..64, 65 and more).  m = 1..LB_MAX_ROWS. */
+#define LB_MAX_ROWS (1 << 20)
+LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
+                               int sms, char **src);
 
 /* ---- runtime ------------------------------------------------------------ */
 
@@ -147,10 +153,19 @@ typedef struct lb_weights {
 } lb_weights;
 
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
-** [m][N].  m = 1..8.  stream is a CUstream / cudaStream_t (NULL: default).
-** Enqueues only: no allocation, no synchronisation; graph-capturable. */
+** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, more the GEMM
+** of m's bucket (9..16, 17..32, 33..64, 65 and more), with the same
+** packed weights.  stream is a CUstream / cudaStream_t (NULL: default).
+** Enqueues only: no allocation, no synchronisation; graph-capturable.
+** The one exception is the first run of a GEMM bucket, which compiles its
+** kernel (NVRTC, or the disk cache): call lb_op_prepare first where a
+** launch must not wait (serving, CUDA graph capture). */
 LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
                            const lb_weights *w, void *y, void *stream);
+/* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
+LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);
+/* lb_op_info for the kernel that m rows use (compiled: LB_EARG if not). */
+LB_API lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info);
 
 /* ---- compile without a device (CI, `lowbit compile`) ---------------------
 ** Compiles src for sm_<arch>; reports ptxas' registers and spills and

@@ -12,6 +12,7 @@
 
 #include "lb_cuda.h"
 #include "lb_err.h"
+#include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_hash.h"
 #include "lb_nvrtc.h"
@@ -35,6 +36,19 @@ struct lb_ctx {
   lb_mod *mods;
 };
 
+/* A GEMM bucket: its source is made with the op, its kernel compiled on
+** first use (or by lb_op_prepare).  fn is published with a release store
+** once everything else is set, so launches read it without a lock. */
+typedef struct lb_bucket {
+  char *src;              /* NULL: this bucket cannot be planned (why) */
+  lb_status why_st;
+  char why[256];
+  lb_gemm_cfg cfg;
+  unsigned smem, threads;
+  lb_compile_info info;
+  CUfunction fn;
+} lb_bucket;
+
 struct lb_op {
   lb_ctx *c;
   const lb_cu *cu;
@@ -44,6 +58,8 @@ struct lb_op {
   lb_gemv_cfg cfg;
   unsigned blocks;        /* grid: channel blocks times the cluster width */
   lb_compile_info info;
+  pthread_mutex_t lock;   /* guards compiling a bucket */
+  lb_bucket gemm[LB_GEMM_BUCKETS];
 };
 
 /* Makes the context current on this thread for a scope; restores after. */
@@ -239,6 +255,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   char *src = NULL;
   scope s;
   lb_status st;
+  int b;
   if (out) *out = NULL;
   if (c == NULL || r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_op_create: null argument");
@@ -279,15 +296,119 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   leave(&s);
   if (st != LB_OK) goto fail;
   free(src);
+  /* The GEMM buckets' sources, now (the recipe may be freed after this
+  ** call); their kernels are compiled when first needed. */
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+    lb_bucket *bk = &op->gemm[b];
+    bk->info.arch = c->arch;
+    bk->why_st = lb_gen_gemm(r, n, k, b, c->sms, &bk->cfg, &bk->src);
+    if (bk->why_st == LB_EMEM) {
+      st = bk->why_st;
+      goto fail_buckets;
+    }
+    if (bk->why_st != LB_OK)
+      snprintf(bk->why, sizeof bk->why, "%s", lb_errmsg());
+  }
+  pthread_mutex_init(&op->lock, NULL);
   *out = op;
   return LB_OK;
+fail_buckets:
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) free(op->gemm[b].src);
+  free(op);
+  return st;
 fail:
   free(src);
   free(op);
   return st;
 }
 
-void lb_op_destroy(lb_op *op) { free(op); }
+void lb_op_destroy(lb_op *op) {
+  int b;
+  if (op == NULL) return;
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) free(op->gemm[b].src);
+  pthread_mutex_destroy(&op->lock);
+  free(op);
+}
+
+/* The bucket's kernel, compiled (or found in a cache) if it is not yet:
+** the one slow path of a launch, taken once per bucket and op. */
+static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
+  lb_op *op = (lb_op *)cop;   /* the kernel is a cache; the op is logically const */
+  lb_bucket *bk = &op->gemm[b];
+  lb_mod *mod = NULL;
+  lb_compile_info info;
+  CUfunction f;
+  CUresult rc;
+  lb_status st;
+  scope s;
+  if ((*fn = __atomic_load_n(&bk->fn, __ATOMIC_ACQUIRE)) != NULL) return LB_OK;
+  if (bk->src == NULL)
+    return lb_fail(bk->why_st, "lb_op_run: no GEMM for this shape: %s",
+                   bk->why);
+  pthread_mutex_lock(&op->lock);
+  if ((*fn = bk->fn) != NULL) {
+    pthread_mutex_unlock(&op->lock);
+    return LB_OK;
+  }
+  memset(&info, 0, sizeof info);
+  info.arch = op->c->arch;
+  info.regs = info.spill = -1;
+  if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) {
+    pthread_mutex_unlock(&op->lock);
+    return st;
+  }
+  st = get_module(op->c, bk->src, &mod, &info);
+  if (st == LB_OK) {
+    int stages = lb_gemm_hi(op->c->arch) ? bk->cfg.stages_hi
+                                         : bk->cfg.stages_lo;
+    bk->smem = (unsigned)(stages * bk->cfg.stage);
+    bk->threads = (unsigned)(32 * bk->cfg.warps_m * bk->cfg.warps_n);
+    rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
+                    &info.regs, &info.spill);
+    if (rc != CUDA_SUCCESS)
+      st = lb_cufail(rc, "lb_op_run", "the GEMM kernel (shared memory "
+                     "request or lookup)");
+  }
+  leave(&s);
+  if (st == LB_OK) {
+    bk->info = info;
+    __atomic_store_n(&bk->fn, f, __ATOMIC_RELEASE);
+    *fn = f;
+  }
+  pthread_mutex_unlock(&op->lock);
+  return st;
+}
+
+lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
+  int b;
+  CUfunction fn;
+  lb_status st;
+  if (op == NULL) return lb_fail(LB_EARG, "lb_op_prepare: op is NULL");
+  if (m_lo < 1 || m_hi < m_lo || m_hi > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_prepare: rows %d..%d; ops take 1..%d",
+                   m_lo, m_hi, LB_MAX_ROWS);
+  if (m_hi <= LB_MAX_M) return LB_OK;   /* the GEMV is compiled with the op */
+  for (b = lb_gemm_bucket(m_lo > LB_MAX_M ? m_lo : LB_MAX_M + 1);
+       b <= lb_gemm_bucket(m_hi); b++)
+    if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+  return LB_OK;
+}
+
+lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
+  const lb_bucket *bk;
+  if (op == NULL || info == NULL)
+    return lb_fail(LB_EARG, "lb_op_info_m: null argument");
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_info_m: m = %d; ops take 1..%d", m,
+                   LB_MAX_ROWS);
+  if (m <= LB_MAX_M) return lb_op_info(op, info);
+  bk = &op->gemm[lb_gemm_bucket(m)];
+  if (__atomic_load_n(&bk->fn, __ATOMIC_ACQUIRE) == NULL)
+    return lb_fail(LB_EARG, "lb_op_info_m: the kernel for m = %d is not "
+                   "compiled yet (lb_op_prepare, or a run, compiles it)", m);
+  *info = bk->info;
+  return LB_OK;
+}
 
 lb_status lb_op_info(const lb_op *op, lb_compile_info *info) {
   if (op == NULL || info == NULL)
@@ -318,9 +439,9 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   int i;
   if (op == NULL || w == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
-  if (m < 1 || m > LB_MAX_M)
-    return lb_fail(LB_EARG, "lb_op_run: m = %d; the GEMV takes 1..%d rows",
-                   m, LB_MAX_M);
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_run: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
   if (x == NULL || y == NULL || w->packed == NULL || w->scales == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL",
                    x == NULL ? "x" : y == NULL ? "y" :
@@ -352,6 +473,19 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
+  if (m > LB_MAX_M) {   /* the GEMM of m's bucket */
+    const lb_bucket *bk = &op->gemm[lb_gemm_bucket(m)];
+    if ((st = bucket_fn(op, lb_gemm_bucket(m), &fn)) != LB_OK) return st;
+    if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
+    rc = op->cu->LaunchKernel(fn, (unsigned)bk->cfg.gridn,
+                              (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm),
+                              1, bk->threads, 1, 1, bk->smem,
+                              (CUstream)stream, args, NULL);
+    leave(&s);
+    if (rc != CUDA_SUCCESS)
+      return lb_cufail(rc, "lb_op_run", "cuLaunchKernel (GEMM)");
+    return LB_OK;
+  }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;

@@ -109,7 +109,7 @@ expect "three files, middle missing" 1 "$tmp/nothere.lua: cannot open recipe: No
 expect "gen -o unwritable" 1 "cannot write $tmp/no/k.cu: No such file or directory" $none "$lowbit" gen "$r" -o "$tmp/no/k.cu"
 
 # run and bench: every argument checked before the GPU is looked for
-expect "run --m 9" 2 "--m 9: the GEMV takes M from 1 to 8" $none "$lowbit" run "$r" --m 9
+expect "run --m 2000000" 2 "--m 2000000: ops take M from 1 to 1048576" $none "$lowbit" run "$r" --m 2000000
 expect "run --m 1,0" 2 "--m 0: not a positive integer" $none "$lowbit" run "$r" --m 1,0
 expect "run --k 100" 2 "k = 100 must be a multiple of 32" $none "$lowbit" run "$r" --k 100
 expect "run --k 96, group 128" 2 "k = 96 must be a multiple of the recipe's group size 128" $none "$lowbit" run "$r" --k 96

@@ -131,7 +131,9 @@ static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   w.zeros = r->zeros ? buf : NULL;
   w.bias = NULL;
   GCHECK(lb_op_run(op, 0, buf, &w, buf, NULL) == LB_EARG, "m = 0 accepted");
-  GCHECK(lb_op_run(op, 9, buf, &w, buf, NULL) == LB_EARG, "m = 9 accepted");
+  GCHECK(lb_op_run(op, LB_MAX_ROWS + 1, buf, &w, buf, NULL) == LB_EARG,
+         "m = LB_MAX_ROWS + 1 accepted");
+  GCHECK(lb_op_run(op, -1, buf, &w, buf, NULL) == LB_EARG, "m = -1 accepted");
   GCHECK(lb_op_run(op, 1, (char *)buf + 2, &w, buf, NULL) == LB_EARG,
         "misaligned x accepted");
   GCHECK(lb_op_run(op, 1, NULL, &w, buf, NULL) == LB_EARG, "NULL x accepted");
@@ -188,6 +190,28 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
              shapes[s][0], shapes[s][1], worst_rel, worst);
     }
   }
+  {
+    /* The GEMM buckets (M > 8): every bucket, M on and off its tile
+    ** height, N and K off every tile; large M on small layers so that the
+    ** float64 reference stays fast. */
+    static const int gm[][4] = {   /* M, N, K (0: the group), repeat */
+        {9, 16, 0}, {16, 48, 0}, {17, 257, 0}, {31, 4112, 2048},
+        {33, 300, 1024}, {64, 1000, 0}, {127, 300, 1024}, {128, 64, 0},
+        {255, 4112, 512}, {1024, 256, 512}, {4096, 48, 0}};
+    double worst = 0, worst_rel = 0;
+    for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
+      int k = gm[s][2] ? gm[s][2] : g;
+      double rel = 0;
+      double e;
+      if (r->group && k % r->group) k = r->group;
+      e = run_case(ctx, r, gm[s][0], gm[s][1], k, seed++ * 7919,
+                   r->bias && s % 2, s % 2 ? stream : NULL, &rel);
+      if (e > worst) worst = e;
+      if (rel > worst_rel) worst_rel = rel;
+    }
+    printf("  GEMM M=9..4096: worst relative error %.2e, worst error/bound "
+           "%.2f\n", worst_rel, worst);
+  }
   t = checks;
   bad_args(ctx, r);
   printf("  %d argument checks\n", checks - t);
@@ -201,7 +225,7 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
 static void sweep(lb_ctx *ctx, cudaStream_t stream) {
   static lb_sweep_row rows[256];
   int n = lb_sweep(rows, 256), i, s, mi;
-  static const int ms[] = {1, 3, 8};
+  static const int ms[] = {1, 3, 8, 16, 100};
   uint64_t seed = 0x5a5a;
   for (i = 0; i < n; i++) {
     lb_recipe *r = NULL;
@@ -217,7 +241,7 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream) {
       const int shapes[2][2] = {
           {rows[i].k, rows[i].n < 2048 ? rows[i].n : 2048}, {g, 48}};
       for (s = 0; s < 2; s++)
-        for (mi = 0; mi < 3; mi++) {
+        for (mi = 0; mi < 5; mi++) {
           double rel = 0;
           double e = run_case(ctx, r, ms[mi], shapes[s][1], shapes[s][0],
                               seed++ * 7919, r->bias && (mi + s) % 2,

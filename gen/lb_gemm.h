@@ -1,0 +1,39 @@
+/*
+** lb_gemm.h: the GEMM kind (templates/gemm.cu): tensor-core GEMM for the
+** activation rows the GEMV does not take (M > LB_MAX_M), reading the same
+** packed weights.  One kernel per M bucket; the bucket's tile height is
+** LB_BM, and the launch covers any m in it (and past it, for the last).
+*/
+#ifndef lb_gemm_h
+#define lb_gemm_h
+
+#include "lb_recipe.h"
+#include "lowbit.h"   /* LB_MAX_ROWS */
+
+#define LB_GEMM_BUCKETS 4      /* tile heights 16, 32, 64, 128 */
+#define LB_GEMM_KERNEL "lb_gemm"
+#define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
+#define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */
+
+typedef struct lb_gemm_cfg {
+  int bm, bn;             /* block tile: activation rows x channels */
+  int warps_m, warps_n;   /* warps along rows and channels */
+  int r;                  /* code rows per sub-stage (32 r k-values) */
+  int ws;                 /* words per lane a sub-stage copies, at most */
+  int gss;                /* scale groups a sub-stage meets, at most */
+  int stage;              /* shared-memory bytes of one stage */
+  int stages_hi, stages_lo;   /* stages on parts with 160 KB / 96 KB */
+  int gridn;              /* channel blocks */
+} lb_gemm_cfg;
+
+/* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
+int lb_gemm_bucket(int m);
+/* Whether sm_<arch> has the larger shared-memory budget. */
+int lb_gemm_hi(int arch);
+/* Source of the bucket's kernel (deterministic) and its plan. */
+lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                      lb_gemm_cfg *cfg, char **src);
+
+extern const char lb_tpl_gemm[];   /* templates/gemm.cu, embedded */
+
+#endif

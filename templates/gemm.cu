@@ -1,0 +1,280 @@
+// ---------------------------------------------------------------------------
+// templates/gemm.cu: the fused low-bit GEMM skeleton, y = x * W^T (+ bias),
+// for any number of activation rows, on the tensor cores.
+//
+// It reads the same packed weights as the GEMV (the prelude's layout), so
+// one packed buffer serves every M.  The prelude above supplies the types
+// and conversions, LB_BITS / LB_WORDS / LB_CODES / LB_TILE, lb_mma(), and
+// for this kind lb_gpair() (two lanes' codes of one code row as a pair of
+// 16-bit values), lb_wgroup() / lb_w2() (a group's scale and offset, and the
+// dequantised weight pair in the activation type).
+//
+// Block tile: LB_BN output channels x LB_BM activation rows, over K in
+// sub-stages of LB_R code rows (32 LB_R k-values).  A sub-stage's packed
+// words and activations travel global -> shared memory with cp.async,
+// LB_STAGES sub-stages in flight.  Each warp owns LB_BN / LB_WARPS_N
+// channels (MJ groups of 16) and LB_BM / LB_WARPS_M rows (MF groups of 8):
+// it dequantises an A operand (16 channels x 16 k) once and multiplies it
+// with MF activation fragments, so the dequantisation is shared by MF MMAs.
+//
+// Operand layout, as in the GEMV: thread (g, t) = (lane / 4, lane % 4); in
+// code row i (k-values 32 i + l of lane l), half h maps thread t's k-slots
+// to k = 32 i + 8 t + 4 h .. + 3: one 16-byte chunk of four lanes' words
+// for A, and x[row][32 i + 8 t .. + 7] (16 bytes) for both halves of B.
+// Weights are dequantised to the activation type before the MMA (a rounding
+// of each weight, u |q s| + u |z s| at most; the GEMV avoids it by folding
+// scales after the MMA, which at large M would double the accumulators).
+// ---------------------------------------------------------------------------
+
+constexpr int LB_GWARPS = LB_WARPS_M * LB_WARPS_N;
+constexpr int LB_WCH = LB_BN / LB_WARPS_N;     // channels per warp
+constexpr int LB_WROWS = LB_BM / LB_WARPS_M;   // activation rows per warp
+constexpr int LB_MJ = LB_WCH / 16;
+constexpr int LB_MF = LB_WROWS / 8;
+constexpr int LB_NQ = LB_CODES / LB_R;         // sub-stages per packing tile
+constexpr int LB_TILES = (LB_K + LB_TILE - 1) / LB_TILE;
+constexpr int LB_NSS = (LB_K + 32 * LB_R - 1) / (32 * LB_R);   // sub-stages
+constexpr int LB_ROWW = LB_TILES * 32 * LB_WORDS;   // words per channel
+// Shared memory per stage: LB_BN rows of LB_WS words (8 chunks of 16 bytes
+// each) plus one pad chunk, so the 8 rows a quarter warp reads fall in
+// different banks; LB_BM rows of 32 LB_R activations padded to 64 bytes
+// past a multiple of 128 for the same reason.
+constexpr int LB_WROWC = LB_WS * 8 + 1;                   // chunks per row
+constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 ? 64 : 0);  // bytes per row
+constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
+
+static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
+static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
+static_assert(LB_CODES % LB_R == 0, "sub-stages tile a packing tile");
+
+// First word (of a packing tile) that sub-stage q reads, and how many it
+// reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
+__host__ __device__ constexpr int lb_ss_w0(int q) { return LB_BITS * LB_R * q / 32; }
+__host__ __device__ constexpr int lb_ss_nw(int q) {
+  return (LB_BITS * LB_R * (q + 1) - 1) / 32 - lb_ss_w0(q) + 1;
+}
+__host__ __device__ constexpr bool lb_ws_fits() {
+  for (int q = 0; q < LB_NQ; q++)
+    if (lb_ss_nw(q) > LB_WS) return false;
+  return true;
+}
+
+// The contract with the planner (lb_gemm.c), checked where it is used.
+static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
+static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
+static_assert(LB_CODES % LB_R == 0, "sub-stages tile a packing tile");
+static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
+static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
+static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
+static_assert(LB_STAGES * LB_STAGE_B <= (LB_STAGES_HI ? 160 : 96) * 1024,
+              "shared memory within the part's budget");
+
+struct __align__(16) lb_u4 { unsigned x, y, z, w; };
+
+__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void lb_cp_commit() {
+  asm volatile("cp.async.commit_group;");
+}
+template <int N>
+__device__ __forceinline__ void lb_cp_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// 16 bytes of shared memory (a plain load: the compiler keeps it after
+// the barrier that publishes the copy).
+__device__ __forceinline__ lb_u4 lb_lds16(const char *p) {
+  return *reinterpret_cast<const lb_u4 *>(p);
+}
+
+// Issue the copies of sub-stage ss into stage buffer `buf`: every thread
+// of the block takes 16-byte chunks in memory order.  Channels past N
+// repeat the last (never stored); activation rows past m repeat row m - 1;
+// activations past K are not read (their code rows are skipped).
+__device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
+                                         const unsigned *wq,
+                                         const lb_act_t *x, int n0, int m0,
+                                         int m) {
+  const int tile = ss / LB_NQ, q = ss % LB_NQ;
+  const int w0 = lb_ss_w0(q), nw = lb_ss_nw(q);
+  char *wbuf = smem + buf * LB_STAGE_B;
+  char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
+  for (int c = threadIdx.x; c < LB_BN * LB_WS * 8; c += LB_GWARPS * 32) {
+    const int row = c / (LB_WS * 8), w = c / 8 % LB_WS, j = c % 8;
+    if (w >= nw) continue;
+    const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
+    lb_cp16(wbuf + (row * LB_WROWC + w * 8 + j) * 16,
+            wq + ch * LB_ROWW + (tile * LB_WORDS + w0 + w) * 32 + 4 * j);
+  }
+  const int k0 = tile * LB_TILE + q * 32 * LB_R;
+  for (int c = threadIdx.x; c < LB_BM * 4 * LB_R; c += LB_GWARPS * 32) {
+    const int row = c / (4 * LB_R), j = c % (4 * LB_R);
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    lb_cp16(xbuf + row * LB_XROWB + 16 * j,
+            x + (long long)min(m0 + row, m - 1) * LB_K + k0 + 8 * j);
+  }
+}
+
+// Raw scales and zeros of the groups a sub-stage meets, for this thread's
+// channels (rows g and g + 8 of each of its MJ groups): loaded one
+// sub-stage ahead so that no load of them waits on the critical path.
+struct lb_sgroups {   // LB_GSS: groups a sub-stage meets, at most (planned)
+  lb_scale_t s[LB_MJ][2][LB_GSS];
+  lb_zero_t z[LB_MJ][2][LB_GSS];
+};
+
+__device__ __forceinline__ int lb_ss_g0(int ss) {
+  const int k0 = ss / LB_NQ * LB_TILE + ss % LB_NQ * 32 * LB_R;
+  return lb_group_of(k0, LB_NGROUPS);
+}
+
+__device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
+                                           const lb_scale_t *sc,
+                                           const lb_zero_t *zr,
+                                           const int (&chs)[LB_MJ][2], int ss) {
+  const int g0 = lb_ss_g0(ss);
+#pragma unroll
+  for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+#pragma unroll
+      for (int u = 0; u < LB_GSS; u++) {
+        const int gi = min(g0 + u, LB_NGROUPS - 1);
+        sg.s[j][r][u] = sc[chs[j][r] * LB_NGROUPS + gi];
+        sg.z[j][r][u] = LB_ZEROS ? zr[chs[j][r] * LB_NGROUPS + gi] : lb_zero_t(0);
+      }
+}
+
+__device__ __forceinline__ void lb_gemm_body(
+    const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
+    const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
+    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m) {
+  extern __shared__ __align__(16) char lb_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wn = warp % LB_WARPS_N, wm = warp / LB_WARPS_N;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * LB_BN, m0 = blockIdx.y * LB_BM;
+
+  // This thread's channels (rows past N repeat the last; never stored).
+  int chs[LB_MJ][2];
+#pragma unroll
+  for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+      chs[j][r] = min(n0 + wn * LB_WCH + 16 * j + g + 8 * r, LB_N - 1);
+
+  float acc[LB_MJ][LB_MF][4];
+#pragma unroll
+  for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+    for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[j][f][e] = 0.f;
+
+  // Prologue: LB_STAGES - 1 sub-stages in flight.
+#pragma unroll
+  for (int s = 0; s < LB_STAGES - 1; s++) {
+    if (s < LB_NSS) lb_issue(lb_smem, s, s, wq, x, n0, m0, m);
+    lb_cp_commit();
+  }
+  lb_sgroups sg;
+  lb_load_sg(sg, sc, zr, chs, 0);
+  unsigned s2[LB_MJ][2], b2[LB_MJ][2];
+  int gcur = -1;   // group whose s2 / b2 are set
+
+  int buf = 0;
+  for (int ss = 0; ss < LB_NSS; ss++) {
+    lb_cp_wait<LB_STAGES - 2>();   // sub-stage ss has landed (this thread's
+    __syncthreads();               // copies), for every thread; and every
+                                   // thread is done with sub-stage ss - 1
+    {
+      const int ahead = ss + LB_STAGES - 1;
+      const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
+      if (ahead < LB_NSS) lb_issue(lb_smem, abuf, ahead, wq, x, n0, m0, m);
+      lb_cp_commit();
+    }
+    const lb_sgroups cur = sg;
+    if (ss + 1 < LB_NSS) lb_load_sg(sg, sc, zr, chs, ss + 1);
+
+    const int tile = ss / LB_NQ, q = ss % LB_NQ;
+    const int k0 = tile * LB_TILE + q * 32 * LB_R;
+    const int g0 = lb_ss_g0(ss), w0 = lb_ss_w0(q);
+    const char *wbuf = lb_smem + buf * LB_STAGE_B;
+    const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
+    // This thread's rows of the stage: channel rows (chunk 2 t of word 0)
+    // and activation rows (16 bytes at 8 t).
+    const char *wrow = wbuf + ((wn * LB_WCH + g) * LB_WROWC + 2 * t) * 16;
+    const char *xrow = xbuf + (wm * LB_WROWS + g) * LB_XROWB + 16 * t;
+#pragma unroll
+    for (int ii = 0; ii < LB_R; ii++) {
+      const int kk = k0 + 32 * ii;
+      if (LB_K % (32 * LB_R) != 0 && kk >= LB_K) break;   // past K
+      const int gi = lb_group_of(kk, LB_NGROUPS);
+      if (gi != gcur) {   // a group starts (warp-uniform)
+#pragma unroll
+        for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+          for (int r = 0; r < 2; r++) {
+            // slot gi - g0: fixed per code row where groups and
+            // sub-stages align (LB_GSTEP code rows a slot), else selected
+            // without indexing registers at run time (local memory)
+            const int u = LB_GSTEP ? ii / LB_GSTEP : gi - g0;
+            lb_scale_t sv = cur.s[j][r][0];
+            lb_zero_t zv = cur.z[j][r][0];
+#pragma unroll
+            for (int u2 = 1; u2 < LB_GSS; u2++)
+              if (u2 == u) {
+                sv = cur.s[j][r][u2];
+                zv = cur.z[j][r][u2];
+              }
+            const float s = lb_scale_f32(sv);
+            lb_wgroup(s, lb_offset(s, zv), s2[j][r], b2[j][r]);
+          }
+        gcur = gi;
+      }
+      // This code row's place in the words: which word of the stage it
+      // starts in, and how its pair comes out of them.
+      const int i = q * LB_R + ii;                     // code row in the tile
+      const int wi = LB_BITS * i / 32 - w0;
+      const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
+      const lb_crow cr = lb_crow_of(i);
+      lb_u4 xv[LB_MF];
+#pragma unroll
+      for (int f = 0; f < LB_MF; f++)
+        xv[f] = lb_lds16(xrow + f * 8 * LB_XROWB + 64 * ii);
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int j = 0; j < LB_MJ; j++) {
+          unsigned a[2][2];   // [lane pair][row g, g + 8]
+#pragma unroll
+          for (int r = 0; r < 2; r++) {
+            const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
+            const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
+            a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), s2[j][r], b2[j][r]);
+            a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), s2[j][r], b2[j][r]);
+          }
+#pragma unroll
+          for (int f = 0; f < LB_MF; f++)
+            lb_mma(acc[j][f], a[0][0], a[0][1], a[1][0], a[1][1],
+                   h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
+        }
+    }
+    buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
+  }
+  lb_cp_wait<0>();   // no copy outlives the block
+
+  // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2.
+#pragma unroll
+  for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+    for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int c = n0 + wn * LB_WCH + 16 * j + g + 8 * (e >> 1);
+        const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
+        if ((LB_N % LB_BN == 0 || c < LB_N) && row < m)
+          y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[j][f][e], bias, c));
+      }
+}
