@@ -175,7 +175,7 @@ done:
 ** activation type, and adds no bias).  -1 when it cannot be computed. */
 static double cublas_error(const lb_case *view, const job *j,
                            const double *y64) {
-  size_t total = (size_t)j->m * (size_t)j->n, q, bad;
+  size_t total = (size_t)view->m * (size_t)j->n, q, bad;   /* checked rows */
   uint16_t *yd = malloc(total * 2);
   double *ref = malloc(sizeof(double) * total), err = -1;
   lb_recipe rr = *view->r;

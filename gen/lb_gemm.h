@@ -18,6 +18,7 @@
 typedef struct lb_gemm_cfg {
   int bm, bn;             /* block tile: activation rows x channels */
   int warps_m, warps_n;   /* warps along rows and channels */
+  int warps_k;            /* warps taking alternate code rows (sums meet) */
   int r;                  /* code rows per sub-stage (32 r k-values) */
   int ws;                 /* words per lane a sub-stage copies, at most */
   int gss;                /* scale groups a sub-stage meets, at most */

@@ -362,7 +362,8 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
     int stages = lb_gemm_hi(op->c->arch) ? bk->cfg.stages_hi
                                          : bk->cfg.stages_lo;
     bk->smem = (unsigned)(stages * bk->cfg.stage);
-    bk->threads = (unsigned)(32 * bk->cfg.warps_m * bk->cfg.warps_n);
+    bk->threads = (unsigned)(32 * bk->cfg.warps_m * bk->cfg.warps_n *
+                             bk->cfg.warps_k);
     rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
                     &info.regs, &info.spill);
     if (rc != CUDA_SUCCESS)

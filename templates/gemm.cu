@@ -26,11 +26,15 @@
 // scales after the MMA, which at large M would double the accumulators).
 // ---------------------------------------------------------------------------
 
-constexpr int LB_GWARPS = LB_WARPS_M * LB_WARPS_N;
+constexpr int LB_GWARPS = LB_WARPS_M * LB_WARPS_N * LB_WARPS_K;
+
 constexpr int LB_WCH = LB_BN / LB_WARPS_N;     // channels per warp
 constexpr int LB_WROWS = LB_BM / LB_WARPS_M;   // activation rows per warp
 constexpr int LB_MJ = LB_WCH / 16;
 constexpr int LB_MF = LB_WROWS / 8;
+// Two sets of sums (one per half of a code row) where the warp tile is
+// small: with few fragments, one set makes each MMA wait for the last.
+constexpr int LB_ACCS = LB_MF * LB_MJ <= 4 ? 2 : 1;
 constexpr int LB_NQ = LB_CODES / LB_R;         // sub-stages per packing tile
 constexpr int LB_TILES = (LB_K + LB_TILE - 1) / LB_TILE;
 constexpr int LB_NSS = (LB_K + 32 * LB_R - 1) / (32 * LB_R);   // sub-stages
@@ -63,6 +67,10 @@ __host__ __device__ constexpr bool lb_ws_fits() {
 static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
 static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
 static_assert(LB_CODES % LB_R == 0, "sub-stages tile a packing tile");
+static_assert(LB_R % LB_WARPS_K == 0, "warps split a sub-stage's code rows evenly");
+static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 16 <=
+                  LB_STAGES * LB_STAGE_B,
+              "the K-split sums fit the pipeline's shared memory");
 static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
 static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
@@ -152,7 +160,11 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m) {
   extern __shared__ __align__(16) char lb_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int wn = warp % LB_WARPS_N, wm = warp / LB_WARPS_N;
+  // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
+  // taking alternate code rows of each sub-stage (more warps on the same
+  // stage where the tile is small; their sums meet at the end).
+  const int wn = warp % LB_WARPS_N, wm = warp / LB_WARPS_N % LB_WARPS_M;
+  const int wk = warp / (LB_WARPS_N * LB_WARPS_M);
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * LB_BN, m0 = blockIdx.y * LB_BM;
 
@@ -164,13 +176,15 @@ __device__ __forceinline__ void lb_gemm_body(
     for (int r = 0; r < 2; r++)
       chs[j][r] = min(n0 + wn * LB_WCH + 16 * j + g + 8 * r, LB_N - 1);
 
-  float acc[LB_MJ][LB_MF][4];
+  float acc[LB_ACCS][LB_MJ][LB_MF][4];
 #pragma unroll
-  for (int j = 0; j < LB_MJ; j++)
+  for (int a = 0; a < LB_ACCS; a++)
 #pragma unroll
-    for (int f = 0; f < LB_MF; f++)
+    for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-      for (int e = 0; e < 4; e++) acc[j][f][e] = 0.f;
+      for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) acc[a][j][f][e] = 0.f;
 
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
@@ -210,6 +224,7 @@ __device__ __forceinline__ void lb_gemm_body(
     for (int ii = 0; ii < LB_R; ii++) {
       const int kk = k0 + 32 * ii;
       if (LB_K % (32 * LB_R) != 0 && kk >= LB_K) break;   // past K
+      if (LB_WARPS_K > 1 && ii % LB_WARPS_K != wk) continue;
       const int gi = lb_group_of(kk, LB_NGROUPS);
       if (gi != gcur) {   // a group starts (warp-uniform)
 #pragma unroll
@@ -257,13 +272,46 @@ __device__ __forceinline__ void lb_gemm_body(
           }
 #pragma unroll
           for (int f = 0; f < LB_MF; f++)
-            lb_mma(acc[j][f], a[0][0], a[0][1], a[1][0], a[1][1],
+            lb_mma(acc[h % LB_ACCS][j][f], a[0][0], a[0][1], a[1][0], a[1][1],
                    h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
         }
     }
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
   }
   lb_cp_wait<0>();   // no copy outlives the block
+  if (LB_ACCS > 1)
+#pragma unroll
+    for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+      for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) acc[0][j][f][e] += acc[LB_ACCS - 1][j][f][e];
+  if (LB_WARPS_K > 1) {   // the K-split warps' sums, through shared memory
+    float *red = reinterpret_cast<float *>(lb_smem);
+    constexpr int PER = LB_MJ * LB_MF * 4;
+    __syncthreads();   // every warp is done with the stages
+    if (wk > 0) {
+      float *p = red + (((wk - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+        for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) p[((j * LB_MF + f) * 4 + e) * 32 + lane] = acc[0][j][f][e];
+    }
+    __syncthreads();
+    if (wk > 0) return;
+#pragma unroll
+    for (int w = 1; w < LB_WARPS_K; w++) {
+      const float *p = red + (((w - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+        for (int f = 0; f < LB_MF; f++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) acc[0][j][f][e] += p[((j * LB_MF + f) * 4 + e) * 32 + lane];
+    }
+  }
 
   // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2.
 #pragma unroll
@@ -275,6 +323,6 @@ __device__ __forceinline__ void lb_gemm_body(
         const int c = n0 + wn * LB_WCH + 16 * j + g + 8 * (e >> 1);
         const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
         if ((LB_N % LB_BN == 0 || c < LB_N) && row < m)
-          y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[j][f][e], bias, c));
+          y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
       }
 }
