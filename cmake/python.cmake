@@ -10,7 +10,8 @@ endif()
 # version suffix and no symlinks (a wheel would store each link as a copy).
 # It keeps the toolkit directories it was linked against (libnvrtc is
 # often not on the loader's path).
-set_target_properties(lowbit_shared PROPERTIES VERSION "" SOVERSION ""
-  INSTALL_RPATH_USE_LINK_PATH ON)
+set_property(TARGET lowbit_shared PROPERTY VERSION)
+set_property(TARGET lowbit_shared PROPERTY SOVERSION)
+set_target_properties(lowbit_shared PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS lowbit_shared LIBRARY DESTINATION _lib)
 install(DIRECTORY recipes/ DESTINATION recipes FILES_MATCHING PATTERN "*.lua")
