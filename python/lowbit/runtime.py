@@ -51,8 +51,6 @@ class Op:
                                     self.k, ctypes.byref(h)))
         self._h = h
         self._run = _lib.lib.lb_op_run
-        self._w = _lib.Weights()
-        self._wref = ctypes.byref(self._w)
 
     def info(self):
         ci = _lib.CompileInfo()
@@ -62,10 +60,10 @@ class Op:
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0):
         """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..8.
         Arguments are device addresses (0 or None for absent zeros/bias).
-        Not thread-safe per op: the weights struct is reused."""
-        w = self._w
-        w.packed, w.scales, w.zeros, w.bias = packed, scales, zeros, bias
-        st = self._run(self._h, m, x, self._wref, y, stream)
+        About 1 us of host time through ctypes (a fresh lb_weights per call
+        costs no more than reusing one, and keeps threads apart)."""
+        st = self._run(self._h, m, x, _lib.Weights(packed, scales, zeros, bias),
+                       y, stream)
         if st:
             check(st)
 
