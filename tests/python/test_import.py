@@ -2,6 +2,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import lowbit
 
 
@@ -15,6 +17,17 @@ def test_import_needs_no_torch():
 def test_version_and_library():
     assert lowbit.__version__.count(".") == 2
     assert os.path.isfile(lowbit.library_path())
+
+
+def test_installed():
+    # .ci/run sets LOWBIT_TEST_INSTALLED when it tests the pip-installed
+    # package: then it must be that one, library and recipes inside it.
+    if not os.environ.get("LOWBIT_TEST_INSTALLED"):
+        pytest.skip("not testing an installed package (LOWBIT_TEST_INSTALLED unset)")
+    here = os.path.dirname(lowbit.__file__)
+    assert "site-packages" in here, here
+    assert lowbit.library_path() == os.path.join(here, "_lib", "liblowbit.so")
+    assert os.path.isdir(lowbit.RECIPE_DIR)
 
 
 def test_error_is_runtime_error():
