@@ -105,14 +105,14 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
         if t is not None and t.device != dev:
             raise ValueError(f"lowbit.linear ({r.name}): {what} is on "
                              f"{t.device}, x on {dev}")
-    xm = x.view(-1, k)
-    m = xm.shape[0]
-    y = torch.empty((m, n), dtype=out, device=dev)
+    # y is made in its final shape: an op's output must be no view
+    y = torch.empty((*x.shape[:-1], n), dtype=out, device=dev)
+    m = x.numel() // k
     if m == 0:
-        return y.view(*x.shape[:-1], n)
+        return y
     op = runtime.op(r, n, k, dev.index)
     stream = torch.cuda.current_stream(dev).cuda_stream
-    xp, yp = xm.data_ptr(), y.data_ptr()
+    xp, yp = x.data_ptr(), y.data_ptr()
     pp, sp = packed.data_ptr(), scales.data_ptr()
     zp = zeros.data_ptr() if zeros is not None else None
     bp = bias.data_ptr() if bias is not None else None
@@ -125,7 +125,7 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
     for i in range(0, m, step):
         j = i // step
         op.run(min(step, m - i), xp + j * xs, pp, sp, zp, bp, yp + j * ys, stream)
-    return y.view(*x.shape[:-1], n)
+    return y
 
 
 @linear.register_fake
