@@ -79,23 +79,22 @@ class Linear(nn.Module):
         if c.ndim != 2:
             raise ValueError(f"codes must be [N, K], got shape {c.shape}")
         n, k = c.shape
+        if info.zeros is None and zeros is not None:
+            raise ValueError(f"recipe {info.name} has no zeros, but zeros were given")
+        if info.zeros is not None and zeros is None:
+            raise ValueError(f"recipe {info.name} needs zeros ({info.dequant})")
+        if bias is not None and not info.bias:
+            raise ValueError(f"recipe {info.name} has no bias epilogue "
+                             f"(epilogue {{ bias = true }}), but a bias was given")
         if device is None:
             device = scales.device if torch.is_tensor(scales) else "cpu"
         self = cls(r, k, n, bias=bias is not None, device="meta")
         packed = torch.from_numpy(pack(r, c).view(np.int32))
         self.packed = packed.to(device)
         self.scales = _set(self.scales, scales, "scales", device)
-        if info.zeros is None:
-            if zeros is not None:
-                raise ValueError(f"recipe {info.name} has no zeros, but zeros were given")
-        elif zeros is None:
-            raise ValueError(f"recipe {info.name} needs zeros ({info.dequant})")
-        else:
+        if zeros is not None:
             self.zeros = _set(self.zeros, zeros, "zeros", device)
         if bias is not None:
-            if not info.bias:
-                raise ValueError(f"recipe {info.name} has no bias epilogue "
-                                 f"(epilogue {{ bias = true }}), but a bias was given")
             b = _tensor(bias, DTYPES[info.output], "bias")
             if tuple(b.shape) != (n,):
                 raise ValueError(f"bias must be [{n}], got {list(b.shape)}")

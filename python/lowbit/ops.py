@@ -34,6 +34,12 @@ def recipe_of(spec):
 
 _sizes = {}
 
+# The current stream's handle.  torch.cuda.current_stream() builds a Stream
+# object per call (about a microsecond); Inductor's generated code reads the
+# raw handle through this private function, so it is used where it exists.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+    lambda index: torch.cuda.current_stream(index).cuda_stream)
+
 
 def r_sizes(r, n, k):
     """lowbit.sizes of (r, n, k), computed once (r lives in _recipes)."""
@@ -111,7 +117,7 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
     if m == 0:
         return y
     op = runtime.op(r, n, k, dev.index)
-    stream = torch.cuda.current_stream(dev).cuda_stream
+    stream = _raw_stream(dev.index)
     xp, yp = x.data_ptr(), y.data_ptr()
     pp, sp = packed.data_ptr(), scales.data_ptr()
     zp = zeros.data_ptr() if zeros is not None else None
