@@ -1,0 +1,50 @@
+"""lowbit: fused low-bit matmul kernels generated from Lua recipes.
+
+Torch-free: Recipe, generate, compile_offline, sizes, pack, unpack, and the
+runtime (Context, Op) on raw device pointers.  With PyTorch: Linear,
+quantize_ and the torch.library op lowbit::linear, imported on first use,
+so `import lowbit` never imports torch.
+"""
+import importlib
+
+from ._errors import LowbitError
+from ._lib import library_path
+from .generate import Compiled, compile_offline, generate
+from .packing import Sizes, pack, sizes, unpack
+from .recipe import RECIPE_DIR, Recipe, RecipeInfo, shipped
+from . import _lib
+
+__version__ = _lib.lib.lb_version().decode()
+
+__all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
+           "generate", "compile_offline", "Compiled", "sizes", "Sizes", "pack",
+           "unpack", "library_path", "Linear", "quantize_", "convert"]
+
+# name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "Linear": (".nn", "Linear"),
+    "quantize_": (".nn", "quantize_"),
+    "nn": (".nn", None),
+    "ops": (".ops", None),
+    "quant": (".quant", None),
+    "runtime": (".runtime", None),
+    # checkpoint converters live in their own module (another branch);
+    # lowbit.convert is an AttributeError until it exists.
+    "convert": (".convert", None),
+}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'lowbit' has no attribute {name!r}")
+    mod, attr = _LAZY[name]
+    try:
+        m = importlib.import_module(mod, __name__)
+    except ModuleNotFoundError as e:
+        if e.name != __name__ + mod:
+            raise  # e.g. torch missing: say that, not "no attribute"
+        raise AttributeError(f"module 'lowbit' has no attribute {name!r} "
+                             f"({e})") from e
+    value = m if attr is None else getattr(m, attr)
+    globals()[name] = value
+    return value

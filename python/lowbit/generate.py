@@ -1,0 +1,54 @@
+"""Generation and offline compilation: CUDA source text and NVRTC, no GPU."""
+import ctypes
+import dataclasses
+
+from . import _lib
+from ._errors import check
+from .recipe import as_recipe
+
+
+def generate(recipe, n, k, sms=132):
+    """The self-contained CUDA source lowbit generates for (recipe, n, k) on a
+    device with `sms` multiprocessors (deterministic: equal inputs, equal
+    text)."""
+    r = as_recipe(recipe)
+    p = ctypes.c_void_p()
+    check(_lib.lib.lb_generate(r.handle, int(n), int(k), int(sms), ctypes.byref(p)))
+    return _lib.take_string(p)
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    """What lb_compile_offline reported."""
+    seconds: float
+    cache: bool       # True: served by the disk cache
+    warnings: int     # warning lines in the NVRTC log
+    ptx: bool         # True: NVRTC does not know the arch; the binary is PTX
+    binary: int       # bytes of CUBIN (or PTX)
+    log: str
+
+
+def _arch(arch):
+    if isinstance(arch, str):
+        a = arch[3:] if arch.startswith("sm_") else arch
+        if not a.isdigit():
+            raise ValueError(f"arch {arch!r}: expected sm_XY or an integer such as 90")
+        return int(a)
+    return int(arch)
+
+
+def compile_offline(src, arch):
+    """Compiles generated source for sm_<arch> (80, "sm_90", ...) with NVRTC,
+    through the disk cache; no device needed.  A rejected source raises
+    LowbitError (LB_ECOMPILE) with NVRTC's log in the message."""
+    info = _lib.Offline()
+    log = ctypes.c_void_p()
+    data = src.encode() if isinstance(src, str) else bytes(src)
+    try:
+        check(_lib.lib.lb_compile_offline(data, _arch(arch), ctypes.byref(info),
+                                          ctypes.byref(log)))
+    finally:
+        text = _lib.take_string(log)
+    return Compiled(seconds=info.seconds, cache=info.cache != 0,
+                    warnings=info.warnings, ptx=bool(info.ptx),
+                    binary=info.binary, log=text or "")

@@ -1,0 +1,174 @@
+"""lowbit.Linear, an nn.Module holding one quantized layer, and quantize_,
+which swaps a model's nn.Linear layers for it.
+
+    lin = lowbit.Linear.from_float(torch_linear, recipe="a16w4_g128")
+    y = lin(x)                     # x: [..., K], the recipe's activation dtype
+
+The weights live in buffers (packed int32 [N, words], scales, zeros, bias),
+so .to(device), .cuda() and state_dict work as for nn.Linear.  Packing runs
+on the host (lb_pack) for now: from_float quantizes on the weight's device
+and copies the codes to the host once.
+"""
+import numpy as np
+import torch
+from torch import nn
+
+from . import ops  # registers torch.ops.lowbit.linear
+from ._errors import LowbitError
+from .packing import pack
+from .quant import DTYPES, quantize
+from .recipe import as_recipe
+
+
+def _spec(r):
+    if r.path is None:
+        raise ValueError(f"recipe {r.name} was loaded from text; Linear needs a "
+                         f"recipe file or a shipped name (write it to a .lua file)")
+    return r.path
+
+
+def _tensor(a, dtype, what):
+    t = torch.as_tensor(a)
+    if t.dtype != dtype:
+        raise TypeError(f"{what} must be {dtype}, got {t.dtype}")
+    return t.contiguous()
+
+
+class Linear(nn.Module):
+    """y = x W^T (+ bias) with W in a lowbit recipe's format.
+
+    Linear(recipe, in_features, out_features, bias) makes an empty layer
+    (for load_state_dict); from_float and from_quantized fill one."""
+
+    def __init__(self, recipe, in_features, out_features, bias=False,
+                 device=None):
+        super().__init__()
+        r = as_recipe(recipe)
+        info = r.info
+        self.recipe = _spec(r)   # resolved path: what the op is keyed by
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        sz = ops.r_sizes(ops.recipe_of(self.recipe), self.out_features,
+                         self.in_features)
+        n, groups = self.out_features, sz.groups
+        self._dtypes = {"scales": DTYPES[info.scales],
+                        "zeros": DTYPES[info.zeros] if info.zeros else None,
+                        "bias": DTYPES[info.output]}
+        self.register_buffer("packed", torch.zeros(
+            (n, sz.packed // 4 // n), dtype=torch.int32, device=device))
+        self.register_buffer("scales", torch.ones(
+            (n, groups), dtype=self._dtypes["scales"], device=device))
+        self.register_buffer("zeros", None if info.zeros is None else torch.zeros(
+            (n, groups), dtype=self._dtypes["zeros"], device=device))
+        if bias and not info.bias:
+            raise ValueError(f"recipe {info.name} has no bias epilogue")
+        self.register_buffer("bias", torch.zeros(
+            n, dtype=self._dtypes["bias"], device=device) if bias else None)
+        self.info = info
+
+    @classmethod
+    def from_quantized(cls, recipe, codes, scales, zeros=None, bias=None,
+                       device=None):
+        """A layer from codes a caller made: codes uint8 [N, K] (low `bits`
+        bits, two's complement when signed), scales and zeros [N, K/group] in
+        the recipe's dtypes, bias [N] in its output dtype or None.  torch
+        tensors or NumPy arrays; the layer is put on `device`, else on the
+        device of scales."""
+        r = as_recipe(recipe)
+        info = r.info
+        c = codes.detach().cpu().numpy() if torch.is_tensor(codes) else np.asarray(codes)
+        if c.ndim != 2:
+            raise ValueError(f"codes must be [N, K], got shape {c.shape}")
+        n, k = c.shape
+        if info.zeros is None and zeros is not None:
+            raise ValueError(f"recipe {info.name} has no zeros, but zeros were given")
+        if info.zeros is not None and zeros is None:
+            raise ValueError(f"recipe {info.name} needs zeros ({info.dequant})")
+        if bias is not None and not info.bias:
+            raise ValueError(f"recipe {info.name} has no bias epilogue "
+                             f"(epilogue {{ bias = true }}), but a bias was given")
+        if device is None:
+            device = scales.device if torch.is_tensor(scales) else "cpu"
+        self = cls(r, k, n, bias=bias is not None, device="meta")
+        packed = torch.from_numpy(pack(r, c).view(np.int32))
+        self.packed = packed.to(device)
+        self.scales = _set(self.scales, scales, "scales", device)
+        if zeros is not None:
+            self.zeros = _set(self.zeros, zeros, "zeros", device)
+        if bias is not None:
+            b = _tensor(bias, DTYPES[info.output], "bias")
+            if tuple(b.shape) != (n,):
+                raise ValueError(f"bias must be [{n}], got {list(b.shape)}")
+            self.bias = b.to(device)
+        return self
+
+    @classmethod
+    def from_float(cls, linear, recipe="a16w4_g128", device=None):
+        """Quantizes an nn.Linear (round to nearest per group, lowbit.quant)
+        on its weight's device, packs on the host, and returns the layer on
+        `device` (default: where the weight is)."""
+        r = as_recipe(recipe)
+        info = r.info
+        w = linear.weight
+        if linear.bias is not None and not info.bias:
+            raise ValueError(f"recipe {info.name} has no bias epilogue, and the "
+                             f"layer has a bias: pick a recipe with "
+                             f"epilogue {{ bias = true }}")
+        codes, s, z = quantize(w, info)
+        b = None
+        if linear.bias is not None:
+            b = linear.bias.detach().to(DTYPES[info.output])
+        return cls.from_quantized(r, codes, s, z, b,
+                                  device=w.device if device is None else device)
+
+    def forward(self, x):
+        return torch.ops.lowbit.linear(x, self.packed, self.scales, self.zeros,
+                                       self.bias, self.recipe,
+                                       self.out_features, self.in_features)
+
+    def _apply(self, fn, *args, **kwargs):
+        # .half() or .to(dtype) converts every floating buffer; the recipe
+        # fixes the dtypes of scales, zeros and bias, so they are put back.
+        super()._apply(fn, *args, **kwargs)
+        for name, dt in self._dtypes.items():
+            t = getattr(self, name)
+            if t is not None and t.dtype != dt:
+                setattr(self, name, t.to(dt))
+        return self
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features="
+                f"{self.out_features}, recipe={self.info.name!r}, "
+                f"bias={self.bias is not None}")
+
+
+def _set(old, value, what, device):
+    t = _tensor(value, old.dtype, what)
+    if t.shape != old.shape:
+        raise ValueError(f"{what} must be {list(old.shape)}, got {list(t.shape)}")
+    return t.to(device)
+
+
+def quantize_(model, recipe="a16w4_g128", filter=None):
+    """Replaces, in place, every nn.Linear of model for which
+    filter(module, name) is true (every one when filter is None) by
+    lowbit.Linear.from_float(module, recipe).  A layer the recipe cannot take
+    (K not a multiple of 32 and of its group, a bias the recipe has no
+    epilogue for) raises, naming the layer: exclude it with filter.
+    Returns model."""
+    r = as_recipe(recipe)
+    if isinstance(model, nn.Linear):
+        raise ValueError("quantize_ replaces submodules in place: wrap a bare "
+                         "nn.Linear in a module, or use Linear.from_float")
+    todo = [(name, mod) for name, mod in model.named_modules()
+            if isinstance(mod, nn.Linear) and (filter is None or filter(mod, name))]
+    for name, mod in todo:
+        try:
+            new = Linear.from_float(mod, r)
+        except LowbitError as e:
+            e.message = f"quantize_: layer {name!r}: {e.message}"
+            raise
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"quantize_: layer {name!r}: {e}") from e
+        parent, _, leaf = name.rpartition(".")
+        setattr(model.get_submodule(parent) if parent else model, leaf, new)
+    return model

@@ -1,0 +1,140 @@
+"""The PyTorch op torch.ops.lowbit.linear: a torch.library custom op with a
+fake (meta) implementation, so torch.compile traces it without a graph
+break, and a CUDA implementation that enqueues lb_op_run on PyTorch's
+current stream (capturable in a CUDA graph: it allocates only y, through
+PyTorch's allocator, and never synchronises).
+
+    y = torch.ops.lowbit.linear(x, packed, scales, zeros, bias, recipe, n, k)
+
+x: [..., K] contiguous, the recipe's activation dtype, on a CUDA device;
+packed: int32 [N, words] (lowbit.pack's uint32 words, reinterpreted);
+scales, zeros: [N, K / group] in the recipe's dtypes (zeros None when the
+recipe has none); bias: [N] in the output dtype, or None; recipe: a
+shipped name or a path (Linear passes the resolved path); y: [..., N].
+"""
+from typing import Optional
+
+import torch
+
+from . import runtime
+from .quant import DTYPES
+from .packing import sizes
+from .recipe import Recipe
+
+_recipes = {}
+
+
+def recipe_of(spec):
+    """The Recipe of a name or path, loaded once per process."""
+    r = _recipes.get(spec)
+    if r is None:
+        r = _recipes[spec] = Recipe(spec)
+    return r
+
+
+_sizes = {}
+
+# The current stream's handle.  torch.cuda.current_stream() builds a Stream
+# object per call (about a microsecond); Inductor's generated code reads the
+# raw handle through this private function, so it is used where it exists.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+    lambda index: torch.cuda.current_stream(index).cuda_stream)
+
+
+def r_sizes(r, n, k):
+    """lowbit.sizes of (r, n, k), computed once (r lives in _recipes)."""
+    key = (id(r), n, k)
+    s = _sizes.get(key)
+    if s is None:
+        s = _sizes[key] = sizes(r, n, k)
+    return s
+
+
+def _expect(t, what, shape, dtype, name):
+    if t.dtype != dtype:
+        raise TypeError(f"lowbit.linear ({name}): {what} must be {dtype}, got {t.dtype}")
+    if tuple(t.shape) != shape:
+        raise ValueError(f"lowbit.linear ({name}): {what} must have shape "
+                         f"{list(shape)}, got {list(t.shape)}")
+    if not t.is_contiguous():
+        raise ValueError(f"lowbit.linear ({name}): {what} must be contiguous")
+
+
+def check(x, packed, scales, zeros, bias, r, n, k):
+    """Refuses what the kernel cannot take, with a message that says what is
+    wrong; shared by the real and the fake implementation, so torch.compile
+    reports it at trace time.  Returns the output dtype."""
+    info, name = r.info, r.name
+    act = DTYPES[info.activations]
+    if x.dtype != act:
+        raise TypeError(f"lowbit.linear ({name}): x must be {act} (the recipe's "
+                        f"activations), got {x.dtype}")
+    if x.dim() < 1 or x.shape[-1] != k:
+        raise ValueError(f"lowbit.linear ({name}): x must be [..., {k}], got "
+                         f"{list(x.shape)}")
+    if not x.is_contiguous():
+        raise ValueError(f"lowbit.linear ({name}): x must be contiguous "
+                         f"(call .contiguous())")
+    groups = k // info.group if info.group else 1
+    words = r_sizes(r, n, k).packed // 4 // n
+    _expect(packed, "packed", (n, words), torch.int32, name)
+    _expect(scales, "scales", (n, groups), DTYPES[info.scales], name)
+    if info.zeros is None:
+        if zeros is not None:
+            raise ValueError(f"lowbit.linear ({name}): the recipe has no zeros, "
+                             f"but zeros were given")
+    elif zeros is None:
+        raise ValueError(f"lowbit.linear ({name}): the recipe needs zeros")
+    else:
+        _expect(zeros, "zeros", (n, groups), DTYPES[info.zeros], name)
+    out = DTYPES[info.output]
+    if bias is not None:
+        if not info.bias:
+            raise ValueError(f"lowbit.linear ({name}): the recipe has no bias "
+                             f"epilogue, but a bias was given")
+        _expect(bias, "bias", (n,), out, name)
+    return out
+
+
+@torch.library.custom_op("lowbit::linear", mutates_args=())
+def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
+           zeros: Optional[torch.Tensor], bias: Optional[torch.Tensor],
+           recipe: str, n: int, k: int) -> torch.Tensor:
+    r = recipe_of(recipe)
+    out = check(x, packed, scales, zeros, bias, r, n, k)
+    dev = x.device
+    if dev.type != "cuda":
+        raise ValueError(f"lowbit.linear ({r.name}): x is on {dev}; lowbit "
+                         f"runs on CUDA devices")
+    for what, t in (("packed", packed), ("scales", scales), ("zeros", zeros),
+                    ("bias", bias)):
+        if t is not None and t.device != dev:
+            raise ValueError(f"lowbit.linear ({r.name}): {what} is on "
+                             f"{t.device}, x on {dev}")
+    # y is made in its final shape: an op's output must be no view
+    y = torch.empty((*x.shape[:-1], n), dtype=out, device=dev)
+    m = x.numel() // k
+    if m == 0:
+        return y
+    op = runtime.op(r, n, k, dev.index)
+    stream = _raw_stream(dev.index)
+    xp, yp = x.data_ptr(), y.data_ptr()
+    pp, sp = packed.data_ptr(), scales.data_ptr()
+    zp = zeros.data_ptr() if zeros is not None else None
+    bp = bias.data_ptr() if bias is not None else None
+    # STOPGAP until the GEMM kind lands in main: lb_op_run takes M = 1..8
+    # (the GEMV), so larger M runs as launches of 8 rows each.  Remove this
+    # loop (one lb_op_run for every M) when it does.  Row offsets stay
+    # 16-byte aligned: 8 rows of K (a multiple of 32) activations.
+    step = runtime.MAX_M
+    xs, ys = step * k * x.element_size(), step * n * y.element_size()
+    for i in range(0, m, step):
+        j = i // step
+        op.run(min(step, m - i), xp + j * xs, pp, sp, zp, bp, yp + j * ys, stream)
+    return y
+
+
+@linear.register_fake
+def _(x, packed, scales, zeros, bias, recipe, n, k):
+    out = check(x, packed, scales, zeros, bias, recipe_of(recipe), n, k)
+    return x.new_empty((*x.shape[:-1], n), dtype=out)

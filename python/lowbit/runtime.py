@@ -1,0 +1,99 @@
+"""Devices and compiled ops (lb_ctx, lb_op), with raw device pointers.
+
+Torch-free: pointers are integers (cudaMalloc, torch's data_ptr()) and a
+stream is an integer handle (0: the default stream).  One Context per device
+and one Op per (recipe, N, K, device) are cached for the life of the process:
+creating an op generates and compiles (or hits the cache), and contexts hold
+the device's primary context.
+"""
+import ctypes
+import threading
+
+from . import _lib
+from ._errors import check
+from .recipe import as_recipe
+
+MAX_M = 8  # rows lb_op_run takes per launch (the GEMV kind)
+
+_lock = threading.RLock()  # op() creates the context under it
+_contexts = {}
+_ops = {}
+
+
+class Context:
+    """lb_ctx: a device's primary context (the one PyTorch uses)."""
+
+    def __init__(self, device=0):
+        h = ctypes.c_void_p()
+        check(_lib.lib.lb_ctx_create(int(device), ctypes.byref(h)))
+        self._h = h
+        self.device = int(device)
+
+    @property
+    def handle(self):
+        return self._h
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h and _lib is not None and _lib.lib is not None:
+            _lib.lib.lb_ctx_destroy(h)
+
+
+class Op:
+    """lb_op: (recipe, N, K) compiled for one device."""
+
+    def __init__(self, ctx, recipe, n, k):
+        self.ctx = ctx  # keeps the context alive as long as the op
+        self.recipe = as_recipe(recipe)
+        self.n, self.k = int(n), int(k)
+        h = ctypes.c_void_p()
+        check(_lib.lib.lb_op_create(ctx.handle, self.recipe.handle, self.n,
+                                    self.k, ctypes.byref(h)))
+        self._h = h
+        self._run = _lib.lib.lb_op_run
+
+    def info(self):
+        ci = _lib.CompileInfo()
+        check(_lib.lib.lb_op_info(self._h, ctypes.byref(ci)))
+        return {f: getattr(ci, f) for f, _ in ci._fields_}
+
+    def run(self, m, x, packed, scales, zeros, bias, y, stream=0):
+        """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..8.
+        Arguments are device addresses (0 or None for absent zeros/bias).
+        About 1 us of host time through ctypes (a fresh lb_weights per call
+        costs no more than reusing one, and keeps threads apart)."""
+        st = self._run(self._h, m, x, _lib.Weights(packed, scales, zeros, bias),
+                       y, stream)
+        if st:
+            check(st)
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h and _lib is not None and _lib.lib is not None:
+            _lib.lib.lb_op_destroy(h)
+
+
+def context(device=0):
+    """The cached Context of a device."""
+    c = _contexts.get(device)
+    if c is None:
+        with _lock:
+            c = _contexts.get(device)
+            if c is None:
+                c = _contexts[device] = Context(device)
+    return c
+
+
+def op(recipe, n, k, device=0):
+    """The cached Op of (recipe, N, K) on a device; recipe is a Recipe, a
+    shipped name or a path (a Recipe is keyed by its path, or by identity
+    when loaded from text)."""
+    key = (recipe if isinstance(recipe, str) else (recipe.path or id(recipe)),
+           n, k, device)
+    o = _ops.get(key)
+    if o is None:
+        with _lock:
+            o = _ops.get(key)
+            if o is None:
+                o = _ops[key] = Op(context(device), recipe, n, k)
+    return o

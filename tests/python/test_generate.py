@@ -1,0 +1,46 @@
+import pytest
+
+import lowbit
+from conftest import SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_deterministic(name):
+    a = lowbit.generate(name, 4096, 4096)
+    b = lowbit.generate(lowbit.Recipe(name), 4096, 4096, sms=132)
+    assert a == b
+    assert 'extern "C"' in a and "lb_gemv" in a
+
+
+def test_shape_changes_source():
+    assert lowbit.generate("a16w4_g128", 4096, 4096) != \
+        lowbit.generate("a16w4_g128", 8192, 4096)
+
+
+@pytest.mark.parametrize("arch", [80, "sm_90"])
+@pytest.mark.parametrize("name", ["a16w4_g128", "a16w3_g128", "bf16w4_g128"])
+def test_compile_offline(name, arch):
+    src = lowbit.generate(name, 4096, 4096)
+    c = lowbit.compile_offline(src, arch)
+    assert c.warnings == 0, c.log
+    assert c.binary > 0 and not c.ptx
+    again = lowbit.compile_offline(src, arch)
+    assert again.cache and again.binary == c.binary
+
+
+def test_compile_error_has_log():
+    with pytest.raises(lowbit.LowbitError) as e:
+        lowbit.compile_offline("this is not CUDA;\n", 90)
+    assert e.value.status == "LB_ECOMPILE"
+    assert "error" in e.value.message
+
+
+def test_bad_arguments():
+    with pytest.raises(lowbit.LowbitError, match="sms = 0 out of range"):
+        lowbit.generate("a16w4_g128", 4096, 4096, sms=0)
+    with pytest.raises(lowbit.LowbitError, match="multiple of 32"):
+        lowbit.generate("a16w4_g128", 4096, 100)
+    with pytest.raises(lowbit.LowbitError, match="arch sm_7 out of range"):
+        lowbit.compile_offline("", 7)
+    with pytest.raises(ValueError, match="sm_XY"):
+        lowbit.compile_offline("", "hopper")

@@ -1,0 +1,133 @@
+"""lowbit.Linear on a GPU: output against a float64 reference of the
+dequantized weights, on a non-default stream, under torch.compile
+(fullgraph) and in a CUDA graph."""
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device visible to PyTorch (torch.cuda.is_available() "
+                "is False)", allow_module_level=True)
+
+import lowbit  # noqa: E402
+from lowbit import quant  # noqa: E402
+from conftest import SHIPPED  # noqa: E402
+
+N, K = 200, 1024  # N off every block size; K a multiple of every group
+
+
+def make(name, bias=True, seed=0):
+    torch.manual_seed(seed)
+    info = lowbit.Recipe(name).info
+    lin = torch.nn.Linear(K, N, bias=bias and info.bias)
+    q = lowbit.Linear.from_float(lin, recipe=name).cuda()
+    w = quant.dequantize(*quant.quantize(lin.weight, info), info).cuda()
+    b = None if q.bias is None else q.bias.double()
+    return q, w, b, quant.DTYPES[info.activations]
+
+
+UNIT = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}
+
+
+def check(y, x, w, b, dtype):
+    """Elementwise form of tests/gpu's bound (bench/lb_ref.c lb_check):
+    y's rounding to its dtype plus the weights' rounding to the activation
+    dtype for the tensor cores, with a factor 2 of slack per element."""
+    xd = x.double().reshape(-1, K)
+    ref = xd @ w.T
+    if b is not None:
+        ref += b
+    bound = (4 * UNIT[y.dtype] * ref.abs()
+             + 8 * UNIT[dtype] * (xd.abs() @ w.abs().T) + 1e-6)
+    err = (y.double().reshape(ref.shape) - ref).abs()
+    assert torch.isfinite(y).all()
+    worst = float((err / bound).max())
+    assert worst <= 1, f"error {worst:.2f} times its bound"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("m", [1, 3, 8, 13, 40])
+def test_against_float64(name, m):
+    q, w, b, dt = make(name)
+    x = torch.randn(m, K, device="cuda").to(dt)
+    y = q(x)
+    assert y.shape == (m, N)
+    check(y, x, w, b, dt)
+
+
+def test_leading_shape_and_empty():
+    q, w, b, dt = make("a16w4_g128")
+    x = torch.randn(2, 3, K, device="cuda", dtype=dt)
+    y = q(x)
+    assert y.shape == (2, 3, N)
+    check(y, x, w, b, dt)
+    assert q(torch.empty(0, K, device="cuda", dtype=dt)).shape == (0, N)
+
+
+def test_from_quantized():
+    info = lowbit.Recipe("a16w3_g128").info
+    g = torch.Generator().manual_seed(1)
+    codes = torch.randint(0, 8, (N, K), dtype=torch.uint8, generator=g)
+    s = (torch.rand(N, K // 128, generator=g) * 0.02 + 0.001).half()
+    z = (torch.rand(N, K // 128, generator=g) * 7).half()
+    bias = torch.randn(N, generator=g).half()
+    q = lowbit.Linear.from_quantized("a16w3_g128", codes, s, z, bias, device="cuda")
+    x = torch.randn(5, K, device="cuda", dtype=torch.float16)
+    check(q(x), x, quant.dequantize(codes, s, z, info).cuda(), bias.double().cuda(),
+          torch.float16)
+
+
+def test_non_default_stream():
+    q, w, b, dt = make("bf16w4_g128")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        x = torch.randn(4, K, device="cuda", dtype=dt)
+        y = q(x)
+    s.synchronize()
+    check(y, x, w, b, dt)
+
+
+def test_torch_compile_fullgraph():
+    q, w, b, dt = make("a16w4_g128")
+    model = torch.nn.Sequential(q, torch.nn.ReLU())
+    compiled = torch.compile(model, fullgraph=True)
+    for m in (1, 8, 11):
+        x = torch.randn(m, K, device="cuda", dtype=dt)
+        torch.testing.assert_close(compiled(x), model(x), rtol=0, atol=0)
+
+
+def test_cuda_graph():
+    q, w, b, dt = make("a16w2_g64")
+    x = torch.randn(8, K, device="cuda", dtype=dt)
+    q(x)  # compile the kernel before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = q(x)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        x.copy_(torch.randn(8, K, device="cuda", dtype=dt))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(y, x, w, b, dt)
+
+
+def test_opcheck():
+    q, w, b, dt = make("a16w4_g128")
+    x = torch.randn(3, K, device="cuda", dtype=dt)
+    torch.library.opcheck(torch.ops.lowbit.linear.default,
+                          (x, q.packed, q.scales, q.zeros, q.bias, q.recipe, N, K),
+                          test_utils=("test_schema", "test_faketensor"))
+
+
+def test_refusals():
+    q, w, b, dt = make("a16w4_g128")
+    with pytest.raises(ValueError, match="x is on cpu"):
+        q(torch.randn(2, K, dtype=dt))
+    with pytest.raises(TypeError, match="x must be torch.float16"):
+        q(torch.randn(2, K, device="cuda"))
+    x = torch.randn(2 * K + 1, device="cuda", dtype=dt)[1:].view(2, K)
+    with pytest.raises(lowbit.LowbitError, match="16-byte aligned"):
+        q(x)
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(ValueError, match="on cuda:0, x on cuda:1"):
+            q(torch.randn(2, K, device="cuda:1", dtype=dt))
