@@ -122,15 +122,9 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
     pp, sp = packed.data_ptr(), scales.data_ptr()
     zp = zeros.data_ptr() if zeros is not None else None
     bp = bias.data_ptr() if bias is not None else None
-    # STOPGAP until the GEMM kind lands in main: lb_op_run takes M = 1..8
-    # (the GEMV), so larger M runs as launches of 8 rows each.  Remove this
-    # loop (one lb_op_run for every M) when it does.  Row offsets stay
-    # 16-byte aligned: 8 rows of K (a multiple of 32) activations.
-    step = runtime.MAX_M
-    xs, ys = step * k * x.element_size(), step * n * y.element_size()
-    for i in range(0, m, step):
-        j = i // step
-        op.run(min(step, m - i), xp + j * xs, pp, sp, zp, bp, yp + j * ys, stream)
+    # One launch for every M: up to 8 rows the GEMV, more a GEMM bucket
+    # (its first use in a process compiles it; Op.prepare does it ahead).
+    op.run(m, xp, pp, sp, zp, bp, yp, stream)
     return y
 
 

@@ -13,7 +13,7 @@ from . import _lib
 from ._errors import check
 from .recipe import as_recipe
 
-MAX_M = 8  # rows lb_op_run takes per launch (the GEMV kind)
+MAX_M = 1 << 20  # rows lb_op_run takes per launch (LB_MAX_ROWS)
 
 _lock = threading.RLock()  # op() creates the context under it
 _contexts = {}
@@ -58,7 +58,8 @@ class Op:
         return {f: getattr(ci, f) for f, _ in ci._fields_}
 
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0):
-        """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..8.
+        """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..2^20
+        (up to 8 rows the GEMV, more the GEMM of m's bucket).
         Arguments are device addresses (0 or None for absent zeros/bias).
         About 1 us of host time through ctypes (a fresh lb_weights per call
         costs no more than reusing one, and keeps threads apart)."""
