@@ -45,7 +45,8 @@ LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
 # hardware exception, and their TMA stores read as uninitialised to
 # initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
-# a power of two, and a cross-word 3-bit one at M = 1.
+# a power of two, a cross-word 3-bit one at M = 1, and two GEMM buckets
+# (M = 100: 65+, M = 16 with warps splitting code rows).
 san_rc=0
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 : >"$out/sanitizer.log"
@@ -53,7 +54,9 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck synccheck initcheck; do
   for c in "$root/bench/recipes/a16w7_g32.lua 8 48 8192" \
            "$root/recipes/a16w4_g128.lua 3 4112 4096" \
-           "$root/recipes/a16w3_g128.lua 1 4096 4096"; do
+           "$root/recipes/a16w3_g128.lua 1 4096 4096" \
+           "$root/recipes/a16w4_g128.lua 100 300 1024" \
+           "$root/recipes/a16w1_g64.lua 16 4112 512"; do
     # shellcheck disable=SC2086
     timeout 300 "$cs" --tool $tool --kernel-name kns=lb_ \
       --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$out/san.tmp" 2>&1
