@@ -38,9 +38,30 @@ static int words_max(const lb_layout *lay, int r) {
   return ws;
 }
 
+/* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4"): experiments with the
+** plan, as LOWBIT_PLAN does for the GEMV; a malformed or out-of-range
+** entry is skipped.  Read where the source is made, so the source says
+** what it was made with. */
+static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
+  size_t n = strlen(key);
+  while (e && *e) {
+    if (!strncmp(e, key, n) && e[n] == '=') {
+      char *end;
+      long x = strtol(e + n + 1, &end, 10);
+      if (end != e + n + 1 && (*end == ',' || *end == '\0') && x >= lo &&
+          x <= hi && !(x & (x - 1)))
+        return (int)x;
+    }
+    e += strcspn(e, ",");
+    if (*e == ',') e++;
+  }
+  return v;
+}
+
 static void plan(const lb_format *f, int n, int bucket, int sms,
                  lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
+  const char *tune = getenv("LOWBIT_GEMM");
   int mj, span;
   memset(c, 0, sizeof *c);
   c->bm = 16 << bucket;
@@ -55,11 +76,16 @@ static void plan(const lb_format *f, int n, int bucket, int sms,
   c->warps_n = 4;
   c->warps_k = c->bm <= 32 ? 2 : 1;
   (void)sms;
+  c->warps_n = gemm_tune(tune, "wn", 1, 8, c->warps_n);
+  c->warps_k = gemm_tune(tune, "wk", 1, 8, c->warps_k);
+  c->warps_m = gemm_tune(tune, "wm", 1, c->bm / 8, c->warps_m);
+  mj = gemm_tune(tune, "mj", 1, 4, mj);
   c->bn = 16 * mj * c->warps_n;
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
   c->r = c->bm <= 32 ? 8 : c->bm == 64 ? 4 : 2;
+  c->r = gemm_tune(tune, "r", 1, 32, c->r);
   if (c->r > lay->codes) c->r = lay->codes;
   for (;;) {
     c->ws = words_max(lay, c->r);
@@ -71,8 +97,11 @@ static void plan(const lb_format *f, int n, int bucket, int sms,
     c->r /= 2;
   }
   if (c->warps_k > c->r) c->warps_k = c->r;
-  if (c->stages_hi > 4) c->stages_hi = 4;
-  if (c->stages_lo > 4) c->stages_lo = 4;
+  {
+    int cap = gemm_tune(tune, "st", 2, 16, 4);
+    if (c->stages_hi > cap) c->stages_hi = cap;
+    if (c->stages_lo > cap) c->stages_lo = cap;
+  }
   /* scale groups a sub-stage meets */
   span = 32 * c->r;
   c->gss = f->per_channel            ? 1
@@ -122,6 +151,16 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     strcmp(r->file, "stdin") ? base_name(r->file) : "-", n, k,
     bucket == 0 ? 16 : 16 << bucket, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
+  if (getenv("LOWBIT_GEMM")) {   /* printable, no comment-ending chars */
+    char t[101];
+    const char *e = getenv("LOWBIT_GEMM");
+    size_t i, j = 0;
+    for (i = 0; e[i] && j < sizeof t - 1; i++)
+      if (e[i] >= ' ' && e[i] <= '~' && e[i] != '\\' && e[i] != '"')
+        t[j++] = e[i];
+    t[j] = '\0';
+    lb_buf_printf(&b, "// Plan changed by LOWBIT_GEMM=\"%s\".\n\n", t);
+  }
   lb_emit_prelude(&b, &f);
   lb_emit_prelude_w16(&b, &f);
   lb_buf_printf(&b,
