@@ -58,7 +58,7 @@ static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
   return v;
 }
 
-static void plan(const lb_format *f, int n, int bucket, int sms,
+static void plan(const lb_format *f, int n, int k, int bucket, int sms,
                  lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   const char *tune = getenv("LOWBIT_GEMM");
@@ -66,7 +66,10 @@ static void plan(const lb_format *f, int n, int bucket, int sms,
   memset(c, 0, sizeof *c);
   c->bm = 16 << bucket;
   c->warps_m = c->bm >= 64 ? 2 : 1;
-  mj = 1;   /* 16-channel groups per warp */
+  /* One 16-channel group per warp: two (each activation fragment feeding
+  ** two MMAs) measured slower at M = 128 (a16w4 8192 x 8192, H100: 228
+  ** against 150 us; faster at M = 1024, 870 against 1155 us). */
+  mj = 1;
   /* 64 channels a block: N = 8192 gives 128 blocks, about one per SM of
   ** an H100.  Up to 32 rows the warp tile is small (16 x 16 or 16 x 32),
   ** so two warps share each stage, taking alternate code rows: eight
@@ -87,12 +90,26 @@ static void plan(const lb_format *f, int n, int bucket, int sms,
   c->r = c->bm <= 32 ? 8 : c->bm == 64 ? 4 : 2;
   c->r = gemm_tune(tune, "r", 1, 32, c->r);
   if (c->r > lay->codes) c->r = lay->codes;
+  /* Scales and zeros resident in shared memory where a block's rows are
+  ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
+  ** global memory instead, every short sub-stage waits on that load
+  ** (a16w4 8192 x 8192, M = 16, H100: 54.5 us). */
+  {
+    int rowb = lb_format_groups(f, k) * f->ssize;
+    int zrowb = lb_format_groups(f, k) * f->zsize;
+    int arrays = f->zeros ? 2 : 1;
+    c->srowb = 0;
+    if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
+        c->bn * (rowb + 16) * arrays <= 32 * 1024)
+      c->srowb = rowb + 16;
+    c->sres = c->bn * c->srowb * arrays;
+  }
   for (;;) {
     c->ws = words_max(lay, c->r);
     c->stage = c->bn * (c->ws * 8 + 1) * 16 +
                c->bm * (64 * c->r + (c->r >= 2 ? 64 : 0));
-    c->stages_hi = LB_SMEM_HI_KB * 1024 / c->stage;
-    c->stages_lo = LB_SMEM_LO_KB * 1024 / c->stage;
+    c->stages_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
+    c->stages_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
     if ((c->stages_hi >= 3 && c->stages_lo >= 2) || c->r == 1) break;
     c->r /= 2;
   }
@@ -135,7 +152,7 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     return lb_fail(LB_EARG, "lb_generate: GEMM bucket %d out of range",
                    bucket);
   lb_format_of(r, &f);
-  plan(&f, n, bucket, sms, &c);
+  plan(&f, n, k, bucket, sms, &c);
   if (c.stages_lo < 2)
     return lb_fail(LB_EUNSUP, "lb_generate: %s at n = %d: a GEMM stage of "
                    "%d bytes leaves no two-stage pipeline within %d KB",
@@ -176,6 +193,9 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "and sub-stages do not align)\n"
     "constexpr int LB_NGROUPS = %d;\n"
     "constexpr int LB_PLAN_STAGE_B = %d;   // shared memory per stage\n"
+    "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
+    "(0: none).\n"
+    "constexpr int LB_SROWB = %d;\n"
     "// Pipeline depth by the part's shared memory (%d KB or %d KB a block).\n"
     "#if defined(__CUDA_ARCH__) && (%s)\n"
     "constexpr bool LB_STAGES_HI = true;\n"
@@ -189,18 +209,18 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     c.gss,
     f.per_channel || f.group % (32 * c.r) == 0 ? c.r
     : (32 * c.r) % f.group == 0                ? f.group / 32 : 0,
-    lb_format_groups(&f, k), c.stage, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs,
+    lb_format_groups(&f, k), c.stage, c.srowb, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs,
     c.stages_hi, c.stages_lo);
   lb_buf_puts(&b, lb_tpl_gemm);
   lb_buf_printf(&b,
     "\n// Entry point: grid (%d, ceil(m / %d)), %d threads, shared memory "
-    "LB_STAGES x %d bytes.\n"
+    "LB_STAGES x %d + %d bytes.\n"
     "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, 1)\n"
     "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
     "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
     "  lb_gemm_body(x, w, s, z, bias, y, m);\n}\n",
-    c.gridn, c.bm, 32 * c.warps_m * c.warps_n * c.warps_k, c.stage,
+    c.gridn, c.bm, 32 * c.warps_m * c.warps_n * c.warps_k, c.stage, c.sres,
     LB_GEMM_KERNEL);
   *src = lb_buf_take(&b);
   if (*src == NULL) return lb_fail(LB_EMEM, "lb_generate: out of memory");

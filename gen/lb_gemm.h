@@ -23,6 +23,8 @@ typedef struct lb_gemm_cfg {
   int ws;                 /* words per lane a sub-stage copies, at most */
   int gss;                /* scale groups a sub-stage meets, at most */
   int stage;              /* shared-memory bytes of one stage */
+  int srowb;              /* resident scales: bytes a padded row (0: none) */
+  int sres;               /* their shared-memory bytes, after the stages */
   int stages_hi, stages_lo;   /* stages on parts with 160 KB / 96 KB */
   int gridn;              /* channel blocks */
 } lb_gemm_cfg;

@@ -361,7 +361,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
   if (st == LB_OK) {
     int stages = lb_gemm_hi(op->c->arch) ? bk->cfg.stages_hi
                                          : bk->cfg.stages_lo;
-    bk->smem = (unsigned)(stages * bk->cfg.stage);
+    bk->smem = (unsigned)(stages * bk->cfg.stage + bk->cfg.sres);
     bk->threads = (unsigned)(32 * bk->cfg.warps_m * bk->cfg.warps_n *
                              bk->cfg.warps_k);
     rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,

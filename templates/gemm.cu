@@ -74,7 +74,8 @@ static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 
 static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
 static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
-static_assert(LB_STAGES * LB_STAGE_B <= (LB_STAGES_HI ? 160 : 96) * 1024,
+static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) <=
+                  (LB_STAGES_HI ? 160 : 96) * 1024,
               "shared memory within the part's budget");
 
 struct __align__(16) lb_u4 { unsigned x, y, z, w; };
@@ -192,8 +193,27 @@ __device__ __forceinline__ void lb_gemm_body(
     if (s < LB_NSS) lb_issue(lb_smem, s, s, wq, x, n0, m0, m);
     lb_cp_commit();
   }
+  // Resident scales and zeros (LB_SROWB > 0): the block's rows, copied
+  // once with the first stage's group, so no scale load waits on memory
+  // inside the loop; rows padded by 16 bytes (banks).  Otherwise they
+  // come from global memory a sub-stage ahead (lb_sgroups), and every
+  // sub-stage waits on that load's latency where the loop is short.
+  constexpr bool SRES = LB_SROWB > 0;
+  char *const sres = lb_smem + LB_STAGES * LB_STAGE_B;
+  constexpr int SREG = LB_BN * LB_SROWB;
+  if constexpr (SRES) {
+    constexpr int CH = SRES ? LB_NGROUPS * (int)sizeof(lb_scale_t) / 16 : 1;
+    for (int c = threadIdx.x; c < LB_BN * CH; c += LB_GWARPS * 32) {
+      const int row = c / CH, ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
+      lb_cp16(sres + row * LB_SROWB + c % CH * 16,
+              (const char *)(sc + ch * LB_NGROUPS) + c % CH * 16);
+      if (LB_ZEROS)
+        lb_cp16(sres + SREG + row * LB_SROWB + c % CH * 16,
+                (const char *)(zr + ch * LB_NGROUPS) + c % CH * 16);
+    }
+  }
   lb_sgroups sg;
-  lb_load_sg(sg, sc, zr, chs, 0);
+  if (!SRES) lb_load_sg(sg, sc, zr, chs, 0);
   unsigned s2[LB_MJ][2], b2[LB_MJ][2];
   int gcur = -1;   // group whose s2 / b2 are set
 
@@ -209,7 +229,7 @@ __device__ __forceinline__ void lb_gemm_body(
       lb_cp_commit();
     }
     const lb_sgroups cur = sg;
-    if (ss + 1 < LB_NSS) lb_load_sg(sg, sc, zr, chs, ss + 1);
+    if (!SRES && LB_NGROUPS > 1 && ss + 1 < LB_NSS) lb_load_sg(sg, sc, zr, chs, ss + 1);
 
     const int tile = ss / LB_NQ, q = ss % LB_NQ;
     const int k0 = tile * LB_TILE + q * 32 * LB_R;
@@ -237,9 +257,14 @@ __device__ __forceinline__ void lb_gemm_body(
             const int u = LB_GSTEP ? ii / LB_GSTEP : gi - g0;
             lb_scale_t sv = cur.s[j][r][0];
             lb_zero_t zv = cur.z[j][r][0];
+            if (SRES) {
+              const char *p = sres + (wn * LB_WCH + 16 * j + g + 8 * r) * LB_SROWB;
+              sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
+              zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
+            }
 #pragma unroll
             for (int u2 = 1; u2 < LB_GSS; u2++)
-              if (u2 == u) {
+              if (!SRES && u2 == u) {
                 sv = cur.s[j][r][u2];
                 zv = cur.z[j][r][u2];
               }
