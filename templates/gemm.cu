@@ -187,14 +187,9 @@ __device__ __forceinline__ void lb_gemm_body(
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[a][j][f][e] = 0.f;
 
-  // Prologue: LB_STAGES - 1 sub-stages in flight.
-#pragma unroll
-  for (int s = 0; s < LB_STAGES - 1; s++) {
-    if (s < LB_NSS) lb_issue(lb_smem, s, s, wq, x, n0, m0, m);
-    lb_cp_commit();
-  }
   // Resident scales and zeros (LB_SROWB > 0): the block's rows, copied
-  // once with the first stage's group, so no scale load waits on memory
+  // once in the first stage's group (issued before it, so that the wait
+  // for the first stage covers them): no scale load waits on memory
   // inside the loop; rows padded by 16 bytes (banks).  Otherwise they
   // come from global memory a sub-stage ahead (lb_sgroups), and every
   // sub-stage waits on that load's latency where the loop is short.
@@ -211,6 +206,12 @@ __device__ __forceinline__ void lb_gemm_body(
         lb_cp16(sres + SREG + row * LB_SROWB + c % CH * 16,
                 (const char *)(zr + ch * LB_NGROUPS) + c % CH * 16);
     }
+  }
+  // Prologue: LB_STAGES - 1 sub-stages in flight.
+#pragma unroll
+  for (int s = 0; s < LB_STAGES - 1; s++) {
+    if (s < LB_NSS) lb_issue(lb_smem, s, s, wq, x, n0, m0, m);
+    lb_cp_commit();
   }
   lb_sgroups sg;
   if (!SRES) lb_load_sg(sg, sc, zr, chs, 0);
