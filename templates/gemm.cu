@@ -133,6 +133,10 @@ struct lb_sgroups {   // LB_GSS: groups a sub-stage meets, at most (planned)
   lb_zero_t z[LB_MJ][2][LB_GSS];
 };
 
+__device__ __forceinline__ int lb_rot(int ss, int rot) {
+  return ss + rot < LB_NSS ? ss + rot : ss + rot - LB_NSS;
+}
+
 __device__ __forceinline__ int lb_ss_g0(int ss) {
   const int k0 = ss / LB_NQ * LB_TILE + ss % LB_NQ * 32 * LB_R;
   return lb_group_of(k0, LB_NGROUPS);
@@ -207,14 +211,18 @@ __device__ __forceinline__ void lb_gemm_body(
                 (const char *)(zr + ch * LB_NGROUPS) + c % CH * 16);
     }
   }
+  // Blocks walk K from different starting points (a rotation by their
+  // channel block): in step, every block would read the same slice of
+  // every channel row at once, 128 bytes a row at a row's stride.
+  const int rot = (int)((long long)blockIdx.x * LB_NSS / gridDim.x);
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
   for (int s = 0; s < LB_STAGES - 1; s++) {
-    if (s < LB_NSS) lb_issue(lb_smem, s, s, wq, x, n0, m0, m);
+    if (s < LB_NSS) lb_issue(lb_smem, s, lb_rot(s, rot), wq, x, n0, m0, m);
     lb_cp_commit();
   }
   lb_sgroups sg;
-  if (!SRES) lb_load_sg(sg, sc, zr, chs, 0);
+  if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot));
   unsigned s2[LB_MJ][2], b2[LB_MJ][2];
   int gcur = -1;   // group whose s2 / b2 are set
 
@@ -226,15 +234,17 @@ __device__ __forceinline__ void lb_gemm_body(
     {
       const int ahead = ss + LB_STAGES - 1;
       const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
-      if (ahead < LB_NSS) lb_issue(lb_smem, abuf, ahead, wq, x, n0, m0, m);
+      if (ahead < LB_NSS) lb_issue(lb_smem, abuf, lb_rot(ahead, rot), wq, x, n0, m0, m);
       lb_cp_commit();
     }
     const lb_sgroups cur = sg;
-    if (!SRES && LB_NGROUPS > 1 && ss + 1 < LB_NSS) lb_load_sg(sg, sc, zr, chs, ss + 1);
+    if (!SRES && LB_NGROUPS > 1 && ss + 1 < LB_NSS)
+      lb_load_sg(sg, sc, zr, chs, lb_rot(ss + 1, rot));
 
-    const int tile = ss / LB_NQ, q = ss % LB_NQ;
+    const int sk = lb_rot(ss, rot);   // the sub-stage of K this iteration takes
+    const int tile = sk / LB_NQ, q = sk % LB_NQ;
     const int k0 = tile * LB_TILE + q * 32 * LB_R;
-    const int g0 = lb_ss_g0(ss), w0 = lb_ss_w0(q);
+    const int g0 = lb_ss_g0(sk), w0 = lb_ss_w0(q);
     const char *wbuf = lb_smem + buf * LB_STAGE_B;
     const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
     // This thread's rows of the stage: channel rows (chunk 2 t of word 0)
