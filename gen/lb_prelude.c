@@ -362,11 +362,13 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                 lay.bits - 1, 15 + lay.bits,
                 f->off ? ", sign bit flipped (offset binary)" : "");
   if (32 % lay.bits != 0)
-    lb_buf_puts(b, "  if (c.cross)\n"
-                   "    v = __byte_perm(__funnelshift_r(a1, a0, c.fsh), "
-                   "__funnelshift_r(b1, b0, c.fsh), 0x5410);\n"
-                   "  else\n"
-                   "    v = __byte_perm(a0, b0, c.sel) >> c.sh;\n");
+    lb_buf_puts(b, "  // both ways, then a select: no branch in the "
+                   "unrolled code rows\n"
+                   "  const unsigned vc = __byte_perm(__funnelshift_r(a1, a0, "
+                   "c.fsh),\n"
+                   "                                  __funnelshift_r(b1, b0, "
+                   "c.fsh), 0x5410);\n"
+                   "  v = c.cross ? vc : __byte_perm(a0, b0, c.sel) >> c.sh;\n");
   else
     lb_buf_puts(b, "  (void)a1; (void)b1;   // codes never cross a word\n"
                    "  v = __byte_perm(a0, b0, c.sel) >> c.sh;\n");

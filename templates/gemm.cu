@@ -223,8 +223,6 @@ __device__ __forceinline__ void lb_gemm_body(
   }
   lb_sgroups sg;
   if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot));
-  unsigned s2[LB_MJ][2], b2[LB_MJ][2];
-  int gcur = -1;   // group whose s2 / b2 are set
 
   int buf = 0;
   for (int ss = 0; ss < LB_NSS; ss++) {
@@ -251,39 +249,52 @@ __device__ __forceinline__ void lb_gemm_body(
     // and activation rows (16 bytes at 8 t).
     const char *wrow = wbuf + ((wn * LB_WCH + g) * LB_WROWC + 2 * t) * 16;
     const char *xrow = xbuf + (wm * LB_WROWS + g) * LB_XROWB + 16 * t;
+    // The operands of the groups this sub-stage meets (LB_GSS slots), made
+    // once; each code row then selects its slot without a branch, so the
+    // unrolled code rows form one block the compiler can interleave (a
+    // branch per row left each row's loads, PRMTs and MMAs in sequence).
+    unsigned s2v[LB_GSS][LB_MJ][2], b2v[LB_GSS][LB_MJ][2];
 #pragma unroll
-    for (int ii = 0; ii < LB_R; ii++) {
+    for (int u = 0; u < LB_GSS; u++)
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+          lb_scale_t sv = cur.s[j][r][u];
+          lb_zero_t zv = cur.z[j][r][u];
+          if (SRES) {
+            const int gi = min(g0 + u, LB_NGROUPS - 1);
+            const char *p = sres + (wn * LB_WCH + 16 * j + g + 8 * r) * LB_SROWB;
+            sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
+            zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
+          }
+          const float s = lb_scale_f32(sv);
+          lb_wgroup(s, lb_offset(s, zv), s2v[u][j][r], b2v[u][j][r]);
+        }
+    // Warp wk takes code rows wk, wk + LB_WARPS_K, ... of the sub-stage.
+#pragma unroll
+    for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
+      const int ii = jj * LB_WARPS_K + wk;
       const int kk = k0 + 32 * ii;
       if (LB_K % (32 * LB_R) != 0 && kk >= LB_K) break;   // past K
-      if (LB_WARPS_K > 1 && ii % LB_WARPS_K != wk) continue;
-      const int gi = lb_group_of(kk, LB_NGROUPS);
-      if (gi != gcur) {   // a group starts (warp-uniform)
+      // this row's group slot: fixed where groups and sub-stages align
+      // and one warp takes every row, else arithmetic and selects
+      const int u = LB_GSS == 1                      ? 0
+                    : LB_GSTEP && LB_WARPS_K == 1 ? ii / LB_GSTEP
+                                                  : lb_group_of(kk, LB_NGROUPS) - g0;
+      unsigned s2[LB_MJ][2], b2[LB_MJ][2];
 #pragma unroll
-        for (int j = 0; j < LB_MJ; j++)
+      for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-          for (int r = 0; r < 2; r++) {
-            // slot gi - g0: fixed per code row where groups and
-            // sub-stages align (LB_GSTEP code rows a slot), else selected
-            // without indexing registers at run time (local memory)
-            const int u = LB_GSTEP ? ii / LB_GSTEP : gi - g0;
-            lb_scale_t sv = cur.s[j][r][0];
-            lb_zero_t zv = cur.z[j][r][0];
-            if (SRES) {
-              const char *p = sres + (wn * LB_WCH + 16 * j + g + 8 * r) * LB_SROWB;
-              sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
-              zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
-            }
+        for (int r = 0; r < 2; r++) {
+          s2[j][r] = s2v[0][j][r];
+          b2[j][r] = b2v[0][j][r];
 #pragma unroll
-            for (int u2 = 1; u2 < LB_GSS; u2++)
-              if (!SRES && u2 == u) {
-                sv = cur.s[j][r][u2];
-                zv = cur.z[j][r][u2];
-              }
-            const float s = lb_scale_f32(sv);
-            lb_wgroup(s, lb_offset(s, zv), s2[j][r], b2[j][r]);
+          for (int u2 = 1; u2 < LB_GSS; u2++) {
+            s2[j][r] = u == u2 ? s2v[u2][j][r] : s2[j][r];
+            b2[j][r] = u == u2 ? b2v[u2][j][r] : b2[j][r];
           }
-        gcur = gi;
-      }
+        }
       // This code row's place in the words: which word of the stage it
       // starts in, and how its pair comes out of them.
       const int i = q * LB_R + ii;                     // code row in the tile
