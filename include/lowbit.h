@@ -108,7 +108,7 @@ LB_API lb_status lb_unpack(const lb_recipe *r, int n, int k,
 /* ---- generation --------------------------------------------------------- */
 
 /* Self-contained CUDA source for (recipe, n, k) on a device with `sms`
-** multiprocessors.  *src is malloc'ed; free it with free(). */
+** multiprocessors.  Free *src with lb_free (or free). */
 LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
