@@ -49,7 +49,7 @@ static const char usage[] =
   "then the source tree's recipes/, then the installed recipes.\n"
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
   "M up to 8 runs the GEMV, larger M the GEMM of its bucket (9..16, 17..32,\n"
-  "33..64, 65 and more); gen and compile show the kernel each M uses.\n"
+  "33..64, 65..256, 257+); gen and compile show the kernel each M uses.\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 

@@ -16,7 +16,7 @@
 #include "lb_prelude.h"
 
 int lb_gemm_bucket(int m) {
-  return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : 3;
+  return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : m <= 256 ? 3 : 4;
 }
 
 /* Parts whose blocks may take 160 KB of shared memory (sm_80: 163 KB,
@@ -64,20 +64,19 @@ static void plan(const lb_format *f, int n, int k, int bucket, int sms,
   const char *tune = getenv("LOWBIT_GEMM");
   int mj, span;
   memset(c, 0, sizeof *c);
-  c->bm = 16 << bucket;
-  c->warps_m = c->bm >= 64 ? 2 : 1;
-  /* One 16-channel group per warp: two (each activation fragment feeding
-  ** two MMAs) measured slower at M = 128 (a16w4 8192 x 8192, H100: 228
-  ** against 150 us; faster at M = 1024, 870 against 1155 us). */
-  mj = 1;
-  /* 64 channels a block: N = 8192 gives 128 blocks, about one per SM of
-  ** an H100.  Up to 32 rows the warp tile is small (16 x 16 or 16 x 32),
-  ** so two warps share each stage, taking alternate code rows: eight
-  ** warps a block, whose sums meet at the end.  Measured on an H100
-  ** (a16w4 8192 x 8192): M = 16 with two warps of 16 channels a block
-  ** and no split, 41.9 us. */
+  c->bm = 16 << (bucket < 3 ? bucket : 3);
+  /* Measured on an H100 (a16w4 8192 x 8192, LOWBIT_GEMM): 33..64 rows,
+  ** one warp over all 64 rows with two taking alternate code rows of
+  ** 8-row sub-stages, 71.9 us, against 80.4 with two warps of 32 rows;
+  ** past 256 rows two channel groups per warp over 128 rows, 778 us at
+  ** M = 1024 against 1073 (slower at M = 128: 198 against 139 us, hence
+  ** its own bucket). */
+  c->warps_m = bucket == 3 ? 2 : 1;
+  mj = bucket == 4 ? 2 : 1;   /* 16-channel groups per warp */
+  /* Four warps along channels; up to 64 rows two warps share each stage,
+  ** taking alternate code rows: their sums meet at the end. */
   c->warps_n = 4;
-  c->warps_k = c->bm <= 32 ? 2 : 1;
+  c->warps_k = c->bm <= 64 ? 2 : 1;
   (void)sms;
   c->warps_n = gemm_tune(tune, "wn", 1, 8, c->warps_n);
   c->warps_k = gemm_tune(tune, "wk", 1, 8, c->warps_k);
@@ -87,7 +86,7 @@ static void plan(const lb_format *f, int n, int k, int bucket, int sms,
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
-  c->r = c->bm <= 32 ? 8 : c->bm == 64 ? 4 : 2;
+  c->r = c->bm <= 64 ? 8 : 2;
   c->r = gemm_tune(tune, "r", 1, 32, c->r);
   if (c->r > lay->codes) c->r = lay->codes;
   /* Scales and zeros resident in shared memory where a block's rows are
@@ -135,8 +134,8 @@ static const char *base_name(const char *path) {
 
 lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
                       lb_gemm_cfg *cfgp, char **src) {
-  static const char *const rows[LB_GEMM_BUCKETS] = {"9..16", "17..32",
-                                                    "33..64", "65 and more"};
+  static const char *const rows[LB_GEMM_BUCKETS] = {
+      "9..16", "17..32", "33..64", "65..256", "257 and more"};
   lb_buf b;
   lb_sizes sz;
   lb_format f;
@@ -166,7 +165,7 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, base_name(r->file), rows[bucket],
     strcmp(r->file, "stdin") ? base_name(r->file) : "-", n, k,
-    bucket == 0 ? 16 : 16 << bucket, sms,
+    bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
   if (getenv("LOWBIT_GEMM")) {   /* printable, no comment-ending chars */
     char t[101];

@@ -10,7 +10,7 @@
 #include "lb_recipe.h"
 #include "lowbit.h"   /* LB_MAX_ROWS */
 
-#define LB_GEMM_BUCKETS 4      /* tile heights 16, 32, 64, 128 */
+#define LB_GEMM_BUCKETS 5      /* tile heights 16, 32, 64, 128, 128 */
 #define LB_GEMM_KERNEL "lb_gemm"
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
 #define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */

@@ -113,7 +113,7 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
 ** to 8 (lb_generate's source), else the GEMM of m's bucket (rows 9..16,
-** 17..32, 33..64, 65 and more).  m = 1..LB_MAX_ROWS. */
+** 17..32, 33..64, 65..256, 257 and more).  m = 1..LB_MAX_ROWS. */
 #define LB_MAX_ROWS (1 << 20)
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);
@@ -154,7 +154,7 @@ typedef struct lb_weights {
 
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
 ** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, more the GEMM
-** of m's bucket (9..16, 17..32, 33..64, 65 and more), with the same
+** of m's bucket (9..16, 17..32, 33..64, 65..256, 257+), with the same
 ** packed weights.  stream is a CUstream / cudaStream_t (NULL: default).
 ** Enqueues only: no allocation, no synchronisation; graph-capturable.
 ** The one exception is the first run of a GEMM bucket, which compiles its

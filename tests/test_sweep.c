@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   static lb_sweep_row rows[MAXROWS];
   static const int archs[] = {80, 90};
   static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS, LB_GEMM_KERNEL};
-  static const int gemm_m[] = {16, 32, 64, 128};   /* one per bucket */
+  static const int gemm_m[] = {16, 32, 64, 128, 1024};   /* one per bucket */
   const char *e = getenv("LOWBIT_SWEEP_MAX_S");
   double limit = e && atof(e) > 0 ? atof(e) : 1.0, worst = 0, total = 0;
   char worst_name[112] = "";
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
          "sm_80 s/regs/spill", "sm_90 s/regs/spill");
   for (i = 0; i < n * 2; i++) {
     const lb_sweep_row *row = &rows[i / 2];
-    const int m = i % 2 ? gemm_m[i / 2 % 4] : 1;   /* GEMV, then a GEMM */
+    const int m = i % 2 ? gemm_m[i / 2 % 5] : 1;   /* GEMV, then a GEMM */
     lb_recipe *r = NULL;
     char *src = NULL, cell[2][40];
     if (only && strstr(row->name, only) == NULL) continue;

@@ -46,7 +46,7 @@ LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
 # initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
 # a power of two, a cross-word 3-bit one at M = 1, and two GEMM buckets
-# (M = 100: 65+, M = 16 with warps splitting code rows).
+# (M = 100: 65..256, M = 16 with warps splitting code rows).
 san_rc=0
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 : >"$out/sanitizer.log"
