@@ -103,14 +103,30 @@ static void plan(const lb_format *f, int n, int k, int bucket, int sms,
       c->srowb = rowb + 16;
     c->sres = c->bn * c->srowb * arrays;
   }
+  /* Fewer code rows a sub-stage until three stages fit the large budget
+  ** and two the small one; where one row still leaves no two stages on
+  ** a 99 KB part (wide codes, 128 x 128 tiles, resident scales), the
+  ** scales go back to global memory, then the block takes fewer channels
+  ** (found by test_plan: 7-bit codes at 257+ rows had no plan). */
   for (;;) {
     c->ws = words_max(lay, c->r);
     c->stage = c->bn * (c->ws * 8 + 1) * 16 +
                c->bm * (64 * c->r + (c->r >= 2 ? 64 : 0));
     c->stages_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
     c->stages_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
-    if ((c->stages_hi >= 3 && c->stages_lo >= 2) || c->r == 1) break;
-    c->r /= 2;
+    if (c->stages_hi >= 3 && c->stages_lo >= 2) break;
+    if (c->r > 1) {
+      c->r /= 2;
+    } else if (c->stages_lo >= 2) {
+      break;
+    } else if (c->sres) {
+      c->sres = c->srowb = 0;
+    } else if (c->warps_n > 1) {
+      c->warps_n /= 2;
+      c->bn = 16 * mj * c->warps_n;
+    } else {
+      break;   /* lb_gen_gemm reports it */
+    }
   }
   if (c->warps_k > c->r) c->warps_k = c->r;
   {

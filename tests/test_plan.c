@@ -1,14 +1,17 @@
 /*
-** test_plan.c: the GEMV planner's invariants over the pairwise recipe sweep
-** and a range of shapes (no compile): the plan covers every channel, its
-** warps, split and cluster are what the template can run, and its shared
-** memory fits the parts it is compiled for (99 KB a block on sm_86/89:
-** the kernel without resident x must load there).
+** test_plan.c: the planners' invariants over the pairwise recipe sweep
+** and a range of shapes (no compile).  GEMV: the plan covers every
+** channel, its warps, split and cluster are what the template can run, and
+** its shared memory fits the parts it is compiled for (99 KB a block on
+** sm_86/89: the kernel without resident x must load there).  GEMM, every
+** bucket: tiles the template's static_asserts accept, whole channel
+** blocks, a pipeline of two stages or more within each part's budget.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_layout.h"
 #include "lb_sweep.h"
@@ -58,6 +61,47 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
         c.minb);
 }
 
+static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
+                       int bucket) {
+  lb_gemm_cfg c;
+  lb_layout lay;
+  char *src = NULL;
+  int warps, k_red;
+  if (lb_gen_gemm(r, n, k, bucket, 132, &c, &src) != LB_OK) {
+    CHECK(0, "%s n=%d k=%d bucket %d: %s", name, n, k, bucket, lb_errmsg());
+    return;
+  }
+  free(src);
+  lb_layout_of(r, &lay);
+  warps = c.warps_m * c.warps_n * c.warps_k;
+  /* the K-split sums reuse the stages' shared memory */
+  k_red = (c.warps_k - 1) * c.warps_n * c.warps_m * 32 * (c.bn / c.warps_n /
+          16) * (c.bm / c.warps_m / 8) * 16;
+  CHECK(warps >= 1 && warps <= 32, "%s n=%d k=%d b%d: %d warps", name, n, k,
+        bucket, warps);
+  CHECK(c.bm == 16 << (bucket < 3 ? bucket : 3), "%s b%d: tile height %d",
+        name, bucket, c.bm);
+  CHECK(c.bn % (16 * c.warps_n) == 0 && c.bm % (8 * c.warps_m) == 0,
+        "%s n=%d k=%d b%d: tile %d x %d for %d x %d warps", name, n, k, bucket,
+        c.bm, c.bn, c.warps_m, c.warps_n);
+  CHECK(pow2(c.r) && lay.codes % c.r == 0 && c.r % c.warps_k == 0,
+        "%s n=%d k=%d b%d: %d code rows a sub-stage (codes %d, %d K-warps)",
+        name, n, k, bucket, c.r, lay.codes, c.warps_k);
+  CHECK(c.ws >= (lay.bits * c.r + 31) / 32 && c.ws <= lay.words + 1,
+        "%s n=%d k=%d b%d: %d words a sub-stage", name, n, k, bucket, c.ws);
+  CHECK(c.gridn * c.bn >= n && (c.gridn - 1) * c.bn < n,
+        "%s n=%d k=%d b%d: %d blocks of %d channels", name, n, k, bucket,
+        c.gridn, c.bn);
+  CHECK(c.stages_lo >= 2 && c.stages_hi >= c.stages_lo,
+        "%s n=%d k=%d b%d: stages %d / %d", name, n, k, bucket, c.stages_lo,
+        c.stages_hi);
+  CHECK(c.stages_hi * c.stage + c.sres <= LB_SMEM_HI_KB * 1024 &&
+        c.stages_lo * c.stage + c.sres <= LB_SMEM_LO_KB * 1024 &&
+        k_red <= c.stages_lo * c.stage,
+        "%s n=%d k=%d b%d: shared memory %d x %d + %d", name, n, k, bucket,
+        c.stages_hi, c.stage, c.sres);
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -68,6 +112,7 @@ int main(void) {
     return 1;
   }
   unsetenv("LOWBIT_PLAN");
+  unsetenv("LOWBIT_GEMM");
   unsetenv("LOWBIT_DUMP_DIR");
   for (i = 0; i < n; i++) {
     lb_recipe *r = NULL;
@@ -83,6 +128,11 @@ int main(void) {
         check_plan(r, rows[i].name, ns[a], k, 132);
         check_plan(r, rows[i].name, ns[a], k, 108);   /* an A100 */
         plans += 2;
+        {
+          int bk;
+          for (bk = 0; bk < LB_GEMM_BUCKETS; bk++, plans++)
+            check_gemm(r, rows[i].name, ns[a], k, bk);
+        }
       }
     lb_recipe_free(r);
   }
