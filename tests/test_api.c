@@ -259,6 +259,14 @@ int main(int argc, char **argv) {
   CHECK(lb_status_name((lb_status)99) != NULL, "status 99: NULL name");
   refused(lb_generate(r, 64, 128, 132, NULL), LB_EARG, "lb_generate", "NULL src");
   refused(lb_generate(NULL, 64, 128, 132, &a), LB_EARG, "lb_generate", "NULL recipe");
+  refused(lb_generate_m(r, 64, 128, 0, 132, &a), LB_EARG, "lb_generate_m", "m = 0");
+  refused(lb_generate_m(r, 64, 128, -3, 132, &a), LB_EARG, "lb_generate_m", "m < 0");
+  refused(lb_generate_m(r, 64, 128, LB_MAX_ROWS + 1, 132, &a), LB_EARG,
+          "lb_generate_m", "m past LB_MAX_ROWS");
+  refused(lb_generate_m(r, 64, 128, 100, 132, NULL), LB_EARG, "lb_generate", "NULL src (GEMM)");
+  refused(lb_generate_m(r, 64, 100, 100, 132, &a), LB_EARG, "k = 100", "GEMM k = 100");
+  refused(lb_op_prepare(NULL, 1, 16), LB_EARG, "lb_op_prepare", "NULL op");
+  refused(lb_op_info_m(NULL, 16, &info), LB_EARG, "lb_op_info_m", "NULL op");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
   refused(lb_op_run(NULL, 1, codes, &w, codes, NULL), LB_EARG, "lb_op_run", "NULL op");
   refused(lb_op_info(NULL, &info), LB_EARG, "lb_op_info", "NULL op");
