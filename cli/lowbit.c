@@ -320,11 +320,16 @@ static int cmd_compile(const args *a) {
   print_cache();
   for (j = 0; j < nm; j++) {
     char *src;
-    if (lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src) != LB_OK) {
+    lb_kernel_desc d;
+    if (lb_describe(r, a->n, a->k, ms[j], a->sms, &d) != LB_OK ||
+        lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src) != LB_OK) {
       fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
       rc = 1;
       continue;
     }
+    printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared memory "
+           "(%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind, d.plan,
+           d.threads, d.smem_hi, d.smem_lo);
     for (i = 0; i < na; i++) {
       lb_offline info;
       char *log = NULL;
@@ -334,8 +339,7 @@ static int cmd_compile(const args *a) {
         continue;
       }
       printf("%s m=%d (%s) sm_%d: %.3f s, %s, %zu bytes %s, %d warning(s)\n",
-             lb_recipe_name(r), ms[j], ms[j] <= LB_MAX_M ? "gemv" : "gemm",
-             archs[i], info.seconds,
+             lb_recipe_name(r), ms[j], d.kind, archs[i], info.seconds,
              info.cache ? "disk cache hit" : "compiled", info.binary,
              info.ptx ? "PTX (NVRTC does not know this arch; the driver "
                         "finishes it)" : "CUBIN",

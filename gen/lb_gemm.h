@@ -33,6 +33,9 @@ typedef struct lb_gemm_cfg {
 int lb_gemm_bucket(int m);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
+/* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part). */
+lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                       lb_gemm_cfg *cfg);
 /* Source of the bucket's kernel (deterministic) and its plan. */
 lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
                       lb_gemm_cfg *cfg, char **src);

@@ -14,7 +14,6 @@
 #include "lb_dump.h"
 #include "lb_err.h"
 #include "lb_format.h"
-#include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_prelude.h"
 
@@ -190,10 +189,32 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   }
 }
 
+/* Checks the arguments (messages name fn) and derives the format. */
+static lb_status prepare(const lb_recipe *r, int n, int k, int sms,
+                         const char *fn, lb_format *f) {
+  lb_sizes sz;
+  lb_status st;
+  if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
+  if (sms <= 0 || sms > 1024)
+    return lb_fail(LB_EARG, "%s: sms = %d out of range", fn, sms);
+  lb_format_of(r, f);
+  return LB_OK;
+}
+
+lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
+                       lb_gemv_cfg *cfg) {
+  lb_format f;
+  lb_status st;
+  if (r == NULL || cfg == NULL)
+    return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
+  if ((st = prepare(r, n, k, sms, "lb_describe", &f)) != LB_OK) return st;
+  plan(&f, n, k, sms, getenv("LOWBIT_PLAN"), cfg);
+  return LB_OK;
+}
+
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
                       lb_gemv_cfg *cfgp, char **src) {
   lb_buf b;
-  lb_sizes sz;
   lb_format f;
   lb_gemv_cfg cfg;
   lb_status st;
@@ -202,10 +223,7 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
-  if (sms <= 0 || sms > 1024)
-    return lb_fail(LB_EARG, "lb_generate: sms = %d out of range", sms);
-  lb_format_of(r, &f);
+  if ((st = prepare(r, n, k, sms, "lb_generate", &f)) != LB_OK) return st;
   plan(&f, n, k, sms, tune, &cfg);
   lb_buf_init(&b);
   lb_buf_printf(&b,
@@ -281,12 +299,3 @@ lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
   return lb_gen_gemv(r, n, k, sms, NULL, src);
 }
 
-lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
-                        char **src) {
-  if (src) *src = NULL;
-  if (m < 1 || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_generate_m: m = %d; ops take 1..%d rows", m,
-                   LB_MAX_ROWS);
-  if (m <= LB_MAX_M) return lb_gen_gemv(r, n, k, sms, NULL, src);
-  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, NULL, src);
-}

@@ -42,6 +42,9 @@ typedef struct lb_gemv_cfg {
 ** NULL).  The plan is made once, so the two cannot disagree. */
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
                       lb_gemv_cfg *cfg, char **src);
+/* The plan alone (what lb_gen_gemv would write into the source). */
+lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
+                       lb_gemv_cfg *cfg);
 
 #define LB_KERNEL "lb_gemv"        /* activations read from global memory */
 #define LB_KERNEL_XS "lb_gemv_xs"  /* activations kept in shared memory */

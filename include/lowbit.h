@@ -118,6 +118,18 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);
 
+/* What the kernel that m rows use is, without compiling it. */
+typedef struct lb_kernel_desc {
+  char kind[8];      /* "gemv" or "gemm" */
+  char plan[200];    /* the plan in words */
+  int threads;       /* per block */
+  int smem_hi;       /* dynamic shared memory, bytes: on sm_80, sm_90, sm_100 */
+  int smem_lo;       /* the same on 99 KB parts (sm_86, sm_89, sm_120); the
+                     ** GEMV's lb_gemv_xs adds its resident x to either */
+} lb_kernel_desc;
+LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
+                             lb_kernel_desc *out);
+
 /* ---- runtime ------------------------------------------------------------ */
 
 typedef struct lb_ctx lb_ctx;   /* one device, its primary context, caches */

@@ -227,6 +227,7 @@ int main(int argc, char **argv) {
   lb_op *op = NULL;
   lb_offline off;
   lb_compile_info info;
+  lb_kernel_desc kd;
   lb_weights w = {0, 0, 0, 0};
   char *a = NULL, *b = NULL, *log = NULL;
   uint8_t codes[64 * 128];
@@ -265,6 +266,16 @@ int main(int argc, char **argv) {
           "lb_generate_m", "m past LB_MAX_ROWS");
   refused(lb_generate_m(r, 64, 128, 100, 132, NULL), LB_EARG, "lb_generate", "NULL src (GEMM)");
   refused(lb_generate_m(r, 64, 100, 100, 132, &a), LB_EARG, "k = 100", "GEMM k = 100");
+  refused(lb_describe(r, 64, 128, 0, 132, &kd), LB_EARG, "lb_describe", "describe m = 0");
+  refused(lb_describe(r, 64, 128, 16, 132, NULL), LB_EARG, "lb_describe", "NULL desc");
+  refused(lb_describe(r, 64, 100, 16, 132, &kd), LB_EARG, "k = 100", "describe k = 100");
+  CHECK(lb_describe(r, 4096, 4096, 8, 132, &kd) == LB_OK &&
+            !strcmp(kd.kind, "gemv") && kd.threads > 0 && kd.smem_lo > 0,
+        "describe m = 8: %s", lb_errmsg());
+  CHECK(lb_describe(r, 4096, 4096, 9, 132, &kd) == LB_OK &&
+            !strcmp(kd.kind, "gemm") && kd.threads > 0 &&
+            kd.smem_lo <= 99 * 1024 && kd.smem_hi >= kd.smem_lo,
+        "describe m = 9: %s", lb_errmsg());
   refused(lb_op_prepare(NULL, 1, 16), LB_EARG, "lb_op_prepare", "NULL op");
   refused(lb_op_info_m(NULL, 16, &info), LB_EARG, "lb_op_info_m", "NULL op");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");

@@ -1,0 +1,62 @@
+/*
+** lb_kind.c: which kernel kind serves m activation rows (the GEMV up to
+** LB_MAX_M, else the GEMM of m's bucket), its source, and a description of
+** its kernel that callers can print without reading the generator's
+** structs (lowbit compile, bindings).
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "lb_err.h"
+#include "lb_gemm.h"
+#include "lb_gen.h"
+
+static lb_status check_m(int m, const char *fn) {
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "%s: m = %d; ops take 1..%d rows", fn, m,
+                   LB_MAX_ROWS);
+  return LB_OK;
+}
+
+lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
+                        char **src) {
+  lb_status st;
+  if (src) *src = NULL;
+  if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
+  if (m <= LB_MAX_M) return lb_gen_gemv(r, n, k, sms, NULL, src);
+  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, NULL, src);
+}
+
+lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
+                      lb_kernel_desc *out) {
+  lb_status st;
+  if (out == NULL) return lb_fail(LB_EARG, "lb_describe: out is NULL");
+  memset(out, 0, sizeof *out);
+  if ((st = check_m(m, "lb_describe")) != LB_OK) return st;
+  if (m <= LB_MAX_M) {
+    lb_gemv_cfg c;
+    if ((st = lb_plan_gemv(r, n, k, sms, &c)) != LB_OK) return st;
+    snprintf(out->kind, sizeof out->kind, "gemv");
+    snprintf(out->plan, sizeof out->plan,
+             "%d block(s) of %d warps, split %d, cluster %d, %d stage(s)%s, "
+             "x resident up to m = %d", c.grid, c.warps, c.split, c.cluster,
+             c.stages, c.lazy ? " (lazy)" : "", c.xs_m);
+    out->threads = 32 * c.warps;
+    out->smem_hi = out->smem_lo = c.smem;
+  } else {
+    lb_gemm_cfg c;
+    int b = lb_gemm_bucket(m);
+    if ((st = lb_plan_gemm(r, n, k, b, sms, &c)) != LB_OK) return st;
+    snprintf(out->kind, sizeof out->kind, "gemm");
+    snprintf(out->plan, sizeof out->plan,
+             "bucket %d: %d x %d tiles (rows x channels), warps %d x %d x %d "
+             "(rows, channels, K), %d code rows a sub-stage, stages %d / %d"
+             "%s", b, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r,
+             c.stages_hi, c.stages_lo,
+             c.sres ? ", scales resident" : "");
+    out->threads = 32 * c.warps_m * c.warps_n * c.warps_k;
+    out->smem_hi = c.stages_hi * c.stage + c.sres;
+    out->smem_lo = c.stages_lo * c.stage + c.sres;
+  }
+  return LB_OK;
+}
