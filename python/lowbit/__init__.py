@@ -9,7 +9,7 @@ import importlib
 
 from ._errors import LowbitError
 from ._lib import library_path
-from .generate import Compiled, compile_offline, generate
+from .generate import Compiled, Kernel, compile_offline, describe_kernel, generate
 from .packing import Sizes, pack, sizes, unpack
 from .recipe import RECIPE_DIR, Recipe, RecipeInfo, shipped
 from . import _lib
@@ -17,7 +17,8 @@ from . import _lib
 __version__ = _lib.lib.lb_version().decode()
 
 __all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
-           "generate", "compile_offline", "Compiled", "sizes", "Sizes", "pack",
+           "generate", "describe_kernel", "Kernel", "compile_offline",
+           "Compiled", "sizes", "Sizes", "pack",
            "unpack", "library_path", "Linear", "quantize_", "convert"]
 
 # name -> (module, attribute or None for the module itself)

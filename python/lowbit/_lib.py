@@ -39,6 +39,11 @@ class Weights(Structure):
                 ("zeros", c_void_p), ("bias", c_void_p)]
 
 
+class KernelDesc(Structure):
+    _fields_ = [("kind", c_char * 8), ("plan", c_char * 200), ("threads", c_int),
+                ("smem_hi", c_int), ("smem_lo", c_int)]
+
+
 class Offline(Structure):
     _fields_ = [("seconds", c_double), ("cache", c_int), ("warnings", c_int),
                 ("ptx", c_int), ("binary", c_size_t)]
@@ -105,11 +110,14 @@ _proto("lb_unpack", c_int, _R, c_int, c_int, POINTER(c_uint32), POINTER(c_uint8)
 # char ** out-parameters are void pointers, so that the string can be
 # handed back to lb_free after it is copied.
 _proto("lb_generate", c_int, _R, c_int, c_int, c_int, POINTER(c_void_p))
+_proto("lb_generate_m", c_int, _R, c_int, c_int, c_int, c_int, POINTER(c_void_p))
+_proto("lb_describe", c_int, _R, c_int, c_int, c_int, c_int, POINTER(KernelDesc))
 _proto("lb_ctx_create", c_int, c_int, POINTER(_R))
 _proto("lb_ctx_destroy", None, _R)
 _proto("lb_op_create", c_int, _R, _R, c_int, c_int, POINTER(_R))
 _proto("lb_op_destroy", None, _R)
 _proto("lb_op_info", c_int, _R, POINTER(CompileInfo))
+_proto("lb_op_prepare", c_int, _R, c_int, c_int)
 _proto("lb_op_run", c_int, _R, c_int, c_void_p, POINTER(Weights), c_void_p,
        c_void_p)
 _proto("lb_compile_offline", c_int, c_char_p, c_int, POINTER(Offline),

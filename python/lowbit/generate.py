@@ -7,14 +7,36 @@ from ._errors import check
 from .recipe import as_recipe
 
 
-def generate(recipe, n, k, sms=132):
+def generate(recipe, n, k, sms=132, m=1):
     """The self-contained CUDA source lowbit generates for (recipe, n, k) on a
-    device with `sms` multiprocessors (deterministic: equal inputs, equal
-    text)."""
+    device with `sms` multiprocessors, for the kernel that m activation rows
+    use (up to 8 the GEMV, more a GEMM bucket); deterministic: equal inputs,
+    equal text."""
     r = as_recipe(recipe)
     p = ctypes.c_void_p()
-    check(_lib.lib.lb_generate(r.handle, int(n), int(k), int(sms), ctypes.byref(p)))
+    check(_lib.lib.lb_generate_m(r.handle, int(n), int(k), int(m), int(sms),
+                                 ctypes.byref(p)))
     return _lib.take_string(p)
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    """What lb_describe says of the kernel m rows use (nothing compiled)."""
+    kind: str       # "gemv" or "gemm"
+    plan: str       # the plan in words
+    threads: int    # per block
+    smem_hi: int    # dynamic shared memory on sm_80 / sm_90 / sm_100, bytes
+    smem_lo: int    # the same on 99 KB parts (sm_86, sm_89, sm_120)
+
+
+def describe_kernel(recipe, n, k, m, sms=132):
+    """The kind, plan, threads and shared memory of the kernel m rows use."""
+    r = as_recipe(recipe)
+    d = _lib.KernelDesc()
+    check(_lib.lib.lb_describe(r.handle, int(n), int(k), int(m), int(sms),
+                               ctypes.byref(d)))
+    return Kernel(kind=d.kind.decode(), plan=d.plan.decode(),
+                  threads=d.threads, smem_hi=d.smem_hi, smem_lo=d.smem_lo)
 
 
 @dataclasses.dataclass(frozen=True)

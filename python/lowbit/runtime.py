@@ -57,6 +57,12 @@ class Op:
         check(_lib.lib.lb_op_info(self._h, ctypes.byref(ci)))
         return {f: getattr(ci, f) for f, _ in ci._fields_}
 
+    def prepare(self, m_lo, m_hi):
+        """Compiles the kernels rows m_lo..m_hi use now (a GEMM bucket is
+        otherwise compiled on its first run: do this before capturing a
+        CUDA graph or serving)."""
+        check(_lib.lib.lb_op_prepare(self._h, int(m_lo), int(m_hi)))
+
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0):
         """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..2^20
         (up to 8 rows the GEMV, more the GEMM of m's bucket).

@@ -44,3 +44,26 @@ def test_bad_arguments():
         lowbit.compile_offline("", 7)
     with pytest.raises(ValueError, match="sm_XY"):
         lowbit.compile_offline("", "hopper")
+
+
+def test_gemm_source_per_bucket():
+    gemv = lowbit.generate("a16w4_g128", 4096, 4096, m=8)
+    g16 = lowbit.generate("a16w4_g128", 4096, 4096, m=16)
+    assert gemv == lowbit.generate("a16w4_g128", 4096, 4096)
+    assert "lb_gemm" in g16 and g16 != gemv
+    assert g16 == lowbit.generate("a16w4_g128", 4096, 4096, m=9)   # one bucket
+    assert g16 != lowbit.generate("a16w4_g128", 4096, 4096, m=17)
+    c = lowbit.compile_offline(g16, 90)
+    assert c.warnings == 0 and c.binary > 0, c.log
+
+
+def test_describe_kernel():
+    k8 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 8)
+    k16 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 16)
+    assert k8.kind == "gemv" and k16.kind == "gemm"
+    assert "bucket 0" in k16.plan and k16.threads > 0
+    assert 0 < k16.smem_lo <= 99 * 1024 and k16.smem_hi >= k16.smem_lo
+    with pytest.raises(lowbit.LowbitError, match="m = 0"):
+        lowbit.describe_kernel("a16w4_g128", 8192, 8192, 0)
+    with pytest.raises(lowbit.LowbitError, match="m = 0"):
+        lowbit.generate("a16w4_g128", 8192, 8192, m=0)
