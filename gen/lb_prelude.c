@@ -316,6 +316,7 @@ void lb_emit_prelude(lb_buf *b, const lb_format *f) {
   emit_weights(b, f);
   emit_pairs(b, f);
   emit_scales(b, f);
+  lb_buf_puts(b, lb_tpl_common);
 }
 
 /* The f16 (or bf16) bits of a small integer, exactly. */

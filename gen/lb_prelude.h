@@ -22,7 +22,11 @@
 #include "lb_buf.h"
 #include "lb_format.h"
 
+/* The prelude, then templates/common.cu (cp.async helpers every kind
+** uses). */
 void lb_emit_prelude(lb_buf *b, const lb_format *f);
 void lb_emit_prelude_w16(lb_buf *b, const lb_format *f);
+
+extern const char lb_tpl_common[];   /* templates/common.cu, embedded */
 
 #endif

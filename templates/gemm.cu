@@ -80,17 +80,7 @@ static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) <=
 
 struct __align__(16) lb_u4 { unsigned x, y, z, w; };
 
-__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void lb_cp_commit() {
-  asm volatile("cp.async.commit_group;");
-}
-template <int N>
-__device__ __forceinline__ void lb_cp_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+// lb_cp16, lb_cp_commit, lb_cp_wait: templates/common.cu.
 // 16 bytes of shared memory (a plain load: the compiler keeps it after
 // the barrier that publishes the copy).
 __device__ __forceinline__ lb_u4 lb_lds16(const char *p) {

@@ -55,21 +55,10 @@ __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
   return v;
 }
 
-// Weights travel global -> shared memory with cp.async, STAGES tiles
-// ahead of the math, so bytes are in flight without holding registers.
-// A warp copies in memory order and reads back in operand order (below),
-// so it waits for its copies (cp.async.wait_group) and then __syncwarp.
-__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void lb_cp_commit() {
-  asm volatile("cp.async.commit_group;");
-}
-template <int N>
-__device__ __forceinline__ void lb_cp_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+// Weights travel global -> shared memory with cp.async (templates/
+// common.cu), STAGES tiles ahead of the math.  A warp copies in memory
+// order and reads back in operand order (below), so it waits for its
+// copies (cp.async.wait_group) and then __syncwarp.
 
 // What the whole block reads, copied once when it starts: rows of
 // ROWB bytes (a multiple of 16) from consecutive global rows into shared

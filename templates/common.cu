@@ -1,0 +1,20 @@
+// ---------------------------------------------------------------------------
+// templates/common.cu: what every kernel kind's template uses, emitted after
+// the format prelude and before the kind's template.
+// ---------------------------------------------------------------------------
+
+// Global -> shared memory copies with cp.async (16 bytes, L2 only): bytes
+// in flight without holding registers.  A copy is visible to the thread
+// that issued it after cp.async.wait_group, to others after a barrier.
+__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void lb_cp_commit() {
+  asm volatile("cp.async.commit_group;");
+}
+template <int N>
+__device__ __forceinline__ void lb_cp_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
