@@ -7,7 +7,10 @@
 // and conversions, LB_BITS / LB_WORDS / LB_CODES / LB_TILE, lb_mma(), and
 // for this kind lb_gpair() (two lanes' codes of one code row as a pair of
 // 16-bit values), lb_wgroup() / lb_w2() (a group's scale and offset, and the
-// dequantised weight pair in the activation type).
+// dequantised weight pair in the activation type); templates/common.cu the
+// cp.async helpers.  The planner (gen/lb_gemm.c) supplies LB_BM, LB_BN,
+// LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB and LB_STAGES;
+// the static_asserts below check what it promised.
 //
 // Block tile: LB_BN output channels x LB_BM activation rows, over K in
 // sub-stages of LB_R code rows (32 LB_R k-values).  A sub-stage's packed
@@ -16,6 +19,8 @@
 // channels (MJ groups of 16) and LB_BM / LB_WARPS_M rows (MF groups of 8):
 // it dequantises an A operand (16 channels x 16 k) once and multiplies it
 // with MF activation fragments, so the dequantisation is shared by MF MMAs.
+// LB_WARPS_K warps share each channel and row block, taking alternate code
+// rows of every sub-stage; their sums meet in shared memory at the end.
 //
 // Operand layout, as in the GEMV: thread (g, t) = (lane / 4, lane % 4); in
 // code row i (k-values 32 i + l of lane l), half h maps thread t's k-slots
