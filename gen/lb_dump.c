@@ -59,3 +59,17 @@ lb_status lb_dump(const lb_recipe *r, int n, int k, const char *src) {
   }
   return LB_OK;
 }
+
+lb_status lb_dump_take(const lb_recipe *r, int n, int k, lb_buf *b,
+                       char **src) {
+  lb_status st;
+  *src = lb_buf_take(b);
+  if (*src == NULL) return lb_fail(LB_EMEM, "lb_generate: out of memory");
+  /* LOWBIT_DUMP_DIR: every generated kernel (lowbit gen and compile,
+  ** lb_op_create), or an error saying why not */
+  if ((st = lb_dump(r, n, k, *src)) != LB_OK) {
+    free(*src);
+    *src = NULL;
+  }
+  return st;
+}

@@ -58,7 +58,7 @@ static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
   return v;
 }
 
-static void plan(const lb_format *f, int n, int k, int bucket, int sms,
+static void plan(const lb_format *f, int n, int k, int bucket,
                  lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   const char *tune = getenv("LOWBIT_GEMM");
@@ -77,7 +77,6 @@ static void plan(const lb_format *f, int n, int k, int bucket, int sms,
   ** taking alternate code rows: their sums meet at the end. */
   c->warps_n = 4;
   c->warps_k = c->bm <= 64 ? 2 : 1;
-  (void)sms;
   c->warps_n = gemm_tune(tune, "wn", 1, 8, c->warps_n);
   c->warps_k = gemm_tune(tune, "wk", 1, 8, c->warps_k);
   c->warps_m = gemm_tune(tune, "wm", 1, c->bm / 8, c->warps_m);
@@ -141,6 +140,9 @@ static void plan(const lb_format *f, int n, int k, int bucket, int sms,
          : f->group % span == 0      ? 1
                                      : span / f->group + 2;
   c->gridn = (n + c->bn - 1) / c->bn;
+  c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
+  c->smem_hi = c->stages_hi * c->stage + c->sres;
+  c->smem_lo = c->stages_lo * c->stage + c->sres;
 }
 
 static const char *base_name(const char *path) {
@@ -160,7 +162,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
   lb_format_of(r, f);
-  plan(f, n, k, bucket, sms, c);
+  plan(f, n, k, bucket, c);
   if (c->stages_lo < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
                    "leaves no two-stage pipeline within %d KB", fn, r->name,
@@ -252,15 +254,8 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "const lb_zero_t *z,\n"
     "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
     "  lb_gemm_body(x, w, s, z, bias, y, m);\n}\n",
-    c.gridn, c.bm, 32 * c.warps_m * c.warps_n * c.warps_k, c.stage, c.sres,
-    LB_GEMM_KERNEL);
-  *src = lb_buf_take(&b);
-  if (*src == NULL) return lb_fail(LB_EMEM, "lb_generate: out of memory");
-  if ((st = lb_dump(r, n, k, *src)) != LB_OK) {
-    free(*src);
-    *src = NULL;
-    return st;
-  }
+    c.gridn, c.bm, c.threads, c.stage, c.sres, LB_GEMM_KERNEL);
+  if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
   if (cfgp) *cfgp = c;
   return LB_OK;
 }

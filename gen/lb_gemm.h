@@ -27,6 +27,9 @@ typedef struct lb_gemm_cfg {
   int sres;               /* their shared-memory bytes, after the stages */
   int stages_hi, stages_lo;   /* stages on parts with 160 KB / 96 KB */
   int gridn;              /* channel blocks */
+  int threads;            /* a block's (derived from the warps) */
+  int smem_hi, smem_lo;   /* dynamic shared memory a block on each kind of
+                          ** part (lb_gemm_hi): stages and resident scales */
 } lb_gemm_cfg;
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */

@@ -282,15 +282,7 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
                     "(a cluster on sm_90)\n\n");
   lb_buf_puts(&b, lb_tpl_gemv);
   emit_entries(&b, &cfg);
-  *src = lb_buf_take(&b);
-  if (*src == NULL) return lb_fail(LB_EMEM, "lb_generate: out of memory");
-  /* LOWBIT_DUMP_DIR: every generated kernel (lowbit gen and compile,
-  ** lb_op_create), or an error saying why not */
-  if ((st = lb_dump(r, n, k, *src)) != LB_OK) {
-    free(*src);
-    *src = NULL;
-    return st;
-  }
+  if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
   if (cfgp) *cfgp = cfg;
   return LB_OK;
 }

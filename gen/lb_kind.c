@@ -54,9 +54,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
              "%s", b, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r,
              c.stages_hi, c.stages_lo,
              c.sres ? ", scales resident" : "");
-    out->threads = 32 * c.warps_m * c.warps_n * c.warps_k;
-    out->smem_hi = c.stages_hi * c.stage + c.sres;
-    out->smem_lo = c.stages_lo * c.stage + c.sres;
+    out->threads = c.threads;
+    out->smem_hi = c.smem_hi;
+    out->smem_lo = c.smem_lo;
   }
   return LB_OK;
 }

@@ -44,7 +44,7 @@ typedef struct lb_bucket {
   lb_status why_st;
   char why[256];
   lb_gemm_cfg cfg;
-  unsigned smem, threads;
+  unsigned smem;          /* cfg's, for this device's part */
   lb_compile_info info;
   CUfunction fn;
 } lb_bucket;
@@ -359,11 +359,8 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
   }
   st = get_module(op->c, bk->src, &mod, &info);
   if (st == LB_OK) {
-    int stages = lb_gemm_hi(op->c->arch) ? bk->cfg.stages_hi
-                                         : bk->cfg.stages_lo;
-    bk->smem = (unsigned)(stages * bk->cfg.stage + bk->cfg.sres);
-    bk->threads = (unsigned)(32 * bk->cfg.warps_m * bk->cfg.warps_n *
-                             bk->cfg.warps_k);
+    bk->smem = (unsigned)(lb_gemm_hi(op->c->arch) ? bk->cfg.smem_hi
+                                                  : bk->cfg.smem_lo);
     rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
                     &info.regs, &info.spill);
     if (rc != CUDA_SUCCESS)
@@ -433,7 +430,7 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   const void *bias, *zeros;
   void *args[7];
   CUfunction fn;
-  unsigned smem;
+  unsigned gx, gy, threads, smem;
   CUresult rc;
   lb_status st;
   scope s;
@@ -474,27 +471,28 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
-  if (m > LB_MAX_M) {   /* the GEMM of m's bucket */
-    const lb_bucket *bk = &op->gemm[lb_gemm_bucket(m)];
-    if ((st = bucket_fn(op, lb_gemm_bucket(m), &fn)) != LB_OK) return st;
-    if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-    rc = op->cu->LaunchKernel(fn, (unsigned)bk->cfg.gridn,
-                              (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm),
-                              1, bk->threads, 1, 1, bk->smem,
-                              (CUstream)stream, args, NULL);
-    leave(&s);
-    if (rc != CUDA_SUCCESS)
-      return lb_cufail(rc, "lb_op_run", "cuLaunchKernel (GEMM)");
-    return LB_OK;
+  /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
+  ** its first run), else the GEMV, with x in shared memory where its m
+  ** rows fit. */
+  if (m > LB_MAX_M) {
+    const int b = lb_gemm_bucket(m);
+    const lb_bucket *bk = &op->gemm[b];
+    if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+    gx = (unsigned)bk->cfg.gridn;
+    gy = (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm);
+    threads = (unsigned)bk->cfg.threads;
+    smem = bk->smem;
+  } else {
+    fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
+    gx = op->blocks;
+    gy = 1;
+    threads = (unsigned)cfg->warps * 32;
+    smem = (unsigned)(cfg->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
   }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  /* x in shared memory where its m rows fit */
-  fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
-  smem = (unsigned)(cfg->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
-  rc = op->cu->LaunchKernel(fn, op->blocks, 1, 1,
-                            (unsigned)cfg->warps * 32, 1, 1, smem,
+  rc = op->cu->LaunchKernel(fn, gx, gy, 1, threads, 1, 1, smem,
                             (CUstream)stream, args, NULL);
   leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");

@@ -37,11 +37,38 @@ static void round_trip(const lb_recipe *r, int n, int k, uint64_t seed) {
   lb_case_free(&c);
 }
 
-static void one(const char *path) {
+/* src compiled for every arch: no warnings, a binary, and where kernel is
+** named (the GEMM), its registers and no spilled byte.  m labels it. */
+static void compile_archs(const char *src, int m, const char *kernel) {
   static const int archs[] = {80, 86, 89, 90};
+  size_t i;
+  for (i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+    lb_offline info;
+    char *log = NULL;
+    int regs = -1, spill = -1;
+    lb_status st = lb_compile_offline(src, archs[i], &info, &log);
+    CHECK(st == LB_OK, "m=%d sm_%d: %s", m, archs[i], lb_errmsg());
+    if (st == LB_OK) {
+      CHECK(info.warnings == 0, "m=%d sm_%d: %d warning(s):\n%s", m,
+            archs[i], info.warnings, log ? log : "");
+      CHECK(info.binary > 0, "m=%d sm_%d: empty binary", m, archs[i]);
+      if (kernel) {
+        lb_log_resources(log, kernel, &regs, &spill);
+        CHECK(info.ptx || (regs > 0 && spill == 0),
+              "m=%d sm_%d: %d registers, %d bytes spilled", m, archs[i],
+              regs, spill);
+      }
+      printf("  m=%d sm_%d: %zu bytes CUBIN, %.2f s%s, %d warnings\n", m,
+             archs[i], info.binary, info.seconds,
+             info.cache ? " (cache)" : "", info.warnings);
+    }
+    free(log);
+  }
+}
+
+static void one(const char *path) {
   lb_recipe *r;
   char *a = NULL, *b = NULL, *other = NULL;
-  size_t i;
   printf("%s\n", path);
   if (lb_recipe_load(path, &r) != LB_OK) {
     CHECK(0, "load: %s", lb_errmsg());
@@ -56,21 +83,7 @@ static void one(const char *path) {
     CHECK(strcmp(a, other) != 0, "different shapes gave the same source");
     printf("  generated %zu bytes, deterministic\n", strlen(a));
   }
-  for (i = 0; a && i < sizeof archs / sizeof archs[0]; i++) {
-    lb_offline info;
-    char *log = NULL;
-    lb_status st = lb_compile_offline(a, archs[i], &info, &log);
-    CHECK(st == LB_OK, "sm_%d: %s", archs[i], lb_errmsg());
-    if (st == LB_OK) {
-      CHECK(info.warnings == 0, "sm_%d: %d warning(s):\n%s", archs[i],
-            info.warnings, log ? log : "");
-      CHECK(info.binary > 0, "sm_%d: empty binary", archs[i]);
-      printf("  sm_%d: %zu bytes CUBIN, %.2f s%s, %d warnings\n", archs[i],
-             info.binary, info.seconds, info.cache ? " (cache)" : "",
-             info.warnings);
-    }
-    free(log);
-  }
+  if (a) compile_archs(a, 1, NULL);
   {
     /* Every GEMM bucket: deterministic, its own source, and compiled for
     ** each arch without warnings or spills (CI has no GPU: this is where
@@ -88,22 +101,7 @@ static void one(const char *path) {
         CHECK(a == NULL || strcmp(g1, a) != 0, "m=%d: the GEMV's source",
               ms[j]);
       }
-      for (i = 0; g1 && i < sizeof archs / sizeof archs[0]; i++) {
-        lb_offline info;
-        char *log = NULL;
-        int regs = -1, spill = -1;
-        lb_status st = lb_compile_offline(g1, archs[i], &info, &log);
-        CHECK(st == LB_OK, "m=%d sm_%d: %s", ms[j], archs[i], lb_errmsg());
-        if (st == LB_OK) {
-          lb_log_resources(log, LB_GEMM_KERNEL, &regs, &spill);
-          CHECK(info.warnings == 0, "m=%d sm_%d: %d warning(s):\n%s", ms[j],
-                archs[i], info.warnings, log ? log : "");
-          CHECK(info.ptx || (regs > 0 && spill == 0),
-                "m=%d sm_%d: %d registers, %d bytes spilled", ms[j],
-                archs[i], regs, spill);
-        }
-        free(log);
-      }
+      if (g1) compile_archs(g1, ms[j], LB_GEMM_KERNEL);
       printf("  GEMM m=%d: deterministic, sm_80/86/89/90 without warnings or "
              "spills\n", ms[j]);
       free(g1);

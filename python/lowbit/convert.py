@@ -153,6 +153,24 @@ def _bias(bias, n: int) -> Optional[np.ndarray]:
         return None
     return _to_f16(np.asarray(bias).reshape(-1), (n,), "bias [N]")
 
+def _converted(fmt: str, bits: int, group: int, codes, scales, zeros, bias,
+               n: int, k: int, perm=None) -> Converted:
+    """The converters' common last step: contiguous arrays, the recipe text
+    named after the format, the bias checked."""
+    return Converted(
+        recipe_text=make_recipe_text(_recipe_name(fmt, bits, group), bits, group, bias is not None),
+        bits=bits,
+        group=group,
+        codes=np.ascontiguousarray(codes),
+        scales=np.ascontiguousarray(scales),
+        zeros=np.ascontiguousarray(zeros),
+        bias=_bias(bias, n),
+        n=n,
+        k=k,
+        perm=perm,
+    )
+
+
 
 def _group_of(group_size) -> int:
     """Checkpoints say -1 (GPTQ, AWQ) or None (HQQ) for one scale per channel."""
@@ -276,18 +294,7 @@ def from_gptq(
         if perm is not None:
             codes = codes[:, perm]
 
-    return Converted(
-        recipe_text=make_recipe_text(_recipe_name("gptq", bits, group), bits, group, bias is not None),
-        bits=bits,
-        group=group,
-        codes=np.ascontiguousarray(codes),
-        scales=np.ascontiguousarray(s),
-        zeros=np.ascontiguousarray(z),
-        bias=_bias(bias, n),
-        n=n,
-        k=k,
-        perm=perm,
-    )
+    return _converted("gptq", bits, group, codes, s, z, bias, n, k, perm)
 
 
 def _gptq_perm(g_idx, k: int, group: int, g: int, act_order: bool) -> Optional[np.ndarray]:
@@ -352,17 +359,7 @@ def from_awq(qweight, qzeros, scales, bias=None, *, bits: int = 4, group_size: i
     codes = unorder(qw).T  # [N, K]
     z = unorder(qz).T.astype(np.float16)
 
-    return Converted(
-        recipe_text=make_recipe_text(_recipe_name("awq", bits, group), bits, group, bias is not None),
-        bits=bits,
-        group=group,
-        codes=np.ascontiguousarray(codes),
-        scales=np.ascontiguousarray(s),
-        zeros=np.ascontiguousarray(z),
-        bias=_bias(bias, n),
-        n=n,
-        k=k,
-    )
+    return _converted("awq", bits, group, codes, s, z, bias, n, k)
 
 
 # ---- HQQ / GemLite ------------------------------------------------------------------
@@ -421,17 +418,7 @@ def from_hqq(W_q, scale, zero, nbits, group_size, shape, bias=None, *, axis: int
     s = _to_f16(np.asarray(scale).reshape(-1), (n * g,), f"hqq scale (N*K/group_size = {n * g} values)")
     z = _to_f16(np.asarray(zero).reshape(-1), (n * g,), f"hqq zero (N*K/group_size = {n * g} values)")
 
-    return Converted(
-        recipe_text=make_recipe_text(_recipe_name("hqq", bits, group), bits, group, bias is not None),
-        bits=bits,
-        group=group,
-        codes=codes,
-        scales=s.reshape(n, g),
-        zeros=z.reshape(n, g),
-        bias=_bias(bias, n),
-        n=n,
-        k=k,
-    )
+    return _converted("hqq", bits, group, codes, s.reshape(n, g), z.reshape(n, g), bias, n, k)
 
 
 def _hqq_codes(wq: np.ndarray, bits: int, n: int, k: int, rows: int, cols: int) -> np.ndarray:
