@@ -98,12 +98,14 @@ typedef struct job {
   cudaDataType_t dt;
   int n, k;
   void *wdense, *ydense;
+  void *ws;       /* split-K work space for m (NULL where m needs none) */
+  size_t wsb;
 } job;
 
 static int run_lowbit(void *p) {
   job *j = p;
-  lb_status st = lb_op_run(j->op, j->m, j->x, &j->w, j->y, NULL);
-  if (st != LB_OK) fprintf(stderr, "lb_op_run: %s\n", lb_errmsg());
+  lb_status st = lb_op_run_ws(j->op, j->m, j->x, &j->w, j->y, j->ws, j->wsb, NULL);
+  if (st != LB_OK) fprintf(stderr, "lb_op_run_ws: %s\n", lb_errmsg());
   return st == LB_OK;
 }
 
@@ -129,7 +131,9 @@ static double host_launch_us(job *j) {
     struct timespec a, b;
     if (i % 8 == 0) cudaDeviceSynchronize();
     clock_gettime(CLOCK_MONOTONIC, &a);
-    if (lb_op_run(j->op, j->m, j->x, &j->w, j->y, NULL) != LB_OK) return -1;
+    if (lb_op_run_ws(j->op, j->m, j->x, &j->w, j->y, j->ws, j->wsb, NULL) !=
+        LB_OK)
+      return -1;
     clock_gettime(CLOCK_MONOTONIC, &b);
     t[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 +
            (double)(b.tv_nsec - a.tv_nsec) * 1e-3;
@@ -294,6 +298,14 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     size_t bad = 0;
     j.m = o->m[i];
     view.m = j.m < refm ? j.m : refm;   /* the rows checked */
+    /* the work space split K asks for (cuBLAS has its own) */
+    cudaFree(j.ws);
+    j.ws = NULL;
+    if (lb_op_workspace(op, j.m, &j.wsb) != LB_OK) {
+      fprintf(stderr, "lb_op_workspace: %s\n", lb_errmsg());
+      goto fail;
+    }
+    if (j.wsb) CK(cudaMalloc(&j.ws, j.wsb));
     /* check once, output poisoned (0xff bytes are NaN in every float type) */
     CK(cudaMemset(ybuf, 0xff, c.y_bytes));
     if (!run_lowbit(&j)) goto fail;
@@ -347,6 +359,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
 fail:
   ok = 0;
 done:
+  cudaFree(j.ws);
   lb_op_destroy(op);
   cudaFree((void *)j.w.packed);
   cudaFree((void *)j.w.scales);

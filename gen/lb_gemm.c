@@ -72,10 +72,17 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   ** M = 1024 against 1073 (slower at M = 128: 198 against 139 us, hence
   ** its own bucket). */
   c->warps_m = bucket == 3 ? 2 : 1;
-  mj = bucket == 4 ? 2 : 1;   /* 16-channel groups per warp */
-  /* Four warps along channels; up to 64 rows two warps share each stage,
-  ** taking alternate code rows: their sums meet at the end. */
-  c->warps_n = 4;
+  /* 16-channel groups per warp: two past 256 rows for widths up to 4 that
+  ** never cross words; at two, 3-bit codes spilled 8 to 28 bytes on
+  ** sm_80..89 and an 8-bit g128 recipe (bf16 scales and zeros, bias,
+  ** N = 48) 124 bytes on sm_90. */
+  mj = bucket == 4 && lay->bits <= 4 && 32 % lay->bits == 0 ? 2 : 1;
+  /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
+  ** as many, measured faster for every shipped width at M = 16, e.g.
+  ** a16w4 8192 x 8192 27.5 against 30.0 us, a16w2 31.1 against 47.6);
+  ** up to 64 rows two warps share each stage, taking alternate code rows:
+  ** their sums meet at the end. */
+  c->warps_n = bucket == 0 ? 2 : 4;
   c->warps_k = c->bm <= 64 ? 2 : 1;
   c->warps_n = gemm_tune(tune, "wn", 1, 8, c->warps_n);
   c->warps_k = gemm_tune(tune, "wk", 1, 8, c->warps_k);
@@ -140,6 +147,7 @@ static void plan(const lb_format *f, int n, int k, int bucket,
          : f->group % span == 0      ? 1
                                      : span / f->group + 2;
   c->gridn = (n + c->bn - 1) / c->bn;
+  c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem_hi = c->stages_hi * c->stage + c->sres;
   c->smem_lo = c->stages_lo * c->stage + c->sres;
@@ -230,7 +238,7 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
     "(0: none).\n"
     "constexpr int LB_SROWB = %d;\n"
-    "// Pipeline depth by the part's shared memory (%d KB or %d KB a block).\n"
+        "// Pipeline depth by the part's shared memory (%d KB or %d KB a block).\n"
     "#if defined(__CUDA_ARCH__) && (%s)\n"
     "constexpr bool LB_STAGES_HI = true;\n"
     "constexpr int LB_STAGES = %d;\n"
@@ -247,15 +255,31 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     c.stages_hi, c.stages_lo);
   lb_buf_puts(&b, lb_tpl_gemm);
   lb_buf_printf(&b,
-    "\n// Entry point: grid (%d, ceil(m / %d)), %d threads, shared memory "
-    "LB_STAGES x %d + %d bytes.\n"
+    "\n// Entry points: grid (%d, ceil(m / %d), splits), %d threads, shared "
+    "memory\n// LB_STAGES x %d + %d bytes; with splits > 1, ws holds splits x m "
+    "x %d floats\n// and %s adds them up.\n"
     "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, 1)\n"
     "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
-    "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
-    "  lb_gemm_body(x, w, s, z, bias, y, m);\n}\n",
-    c.gridn, c.bm, c.threads, c.stage, c.sres, LB_GEMM_KERNEL);
+    "        const lb_out_t *bias, lb_out_t *y, int m, float *ws) {\n"
+    "  lb_gemm_body(x, w, s, z, bias, y, m, ws);\n}\n"
+    "extern \"C\" __global__ void %s(const float *ws, const lb_out_t *bias, "
+    "lb_out_t *y, int m,\n"
+    "                                  int splits) {\n"
+    "  lb_gemm_sum_body(ws, bias, y, m, splits);\n}\n",
+    c.gridn, c.bm, c.threads, c.stage, c.sres, n, LB_GEMM_SUM, LB_GEMM_KERNEL,
+    LB_GEMM_SUM);
   if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
   if (cfgp) *cfgp = c;
   return LB_OK;
+}
+
+/* Split-K where the tiles of m rows fill at most half the SMs: as many
+** splits as keep one wave (at most 4), each at least 2 sub-stages long. */
+int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
+  long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
+  long long s = sms / (blocks > 0 ? blocks : 1);
+  if (s > 4) s = 4;
+  if (s > c->nss / 2) s = c->nss / 2;
+  return s >= 2 ? (int)s : 1;
 }

@@ -12,6 +12,7 @@
 
 #define LB_GEMM_BUCKETS 5      /* tile heights 16, 32, 64, 128, 128 */
 #define LB_GEMM_KERNEL "lb_gemm"
+#define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
 #define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */
 
@@ -27,6 +28,7 @@ typedef struct lb_gemm_cfg {
   int sres;               /* their shared-memory bytes, after the stages */
   int stages_hi, stages_lo;   /* stages on parts with 160 KB / 96 KB */
   int gridn;              /* channel blocks */
+  int nss;                /* sub-stages along K */
   int threads;            /* a block's (derived from the warps) */
   int smem_hi, smem_lo;   /* dynamic shared memory a block on each kind of
                           ** part (lb_gemm_hi): stages and resident scales */
@@ -34,6 +36,8 @@ typedef struct lb_gemm_cfg {
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
 int lb_gemm_bucket(int m);
+/* Splits of K for m rows on sms SMs (1: none); lb_gemm_sum adds them. */
+int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
 /* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part). */

@@ -319,49 +319,57 @@ void lb_emit_prelude(lb_buf *b, const lb_format *f) {
   lb_buf_puts(b, lb_tpl_common);
 }
 
-/* The f16 (or bf16) bits of a small integer, exactly. */
-static unsigned half_bits(int v, lb_dqmode mode) {
-  unsigned sign = v < 0 ? 0x8000u : 0u, a = (unsigned)(v < 0 ? -v : v);
-  int e = 0;
-  if (a == 0) return sign;
-  while ((a >> (e + 1)) != 0) e++;
-  if (mode == LB_DQM_BF16)   /* 8 significant bits: exact for a < 256 */
-    return sign | (unsigned)(e + 127) << 7 | ((a << 7 >> e) & 0x7fu);
-  return sign | (unsigned)(e + 15) << 10 | ((a << 10 >> e) & 0x3ffu);
-}
-
 /* Hooks of kinds that dequantise each weight to the activation type before
 ** the MMA (the GEMM): at large M the GEMV's fold (scales after the MMA)
 ** would double the accumulators and add an MMA per fragment.  A pair is
 ** the two codes OR-ed into the base (the same magic numbers as the GEMV),
 ** with signed codes turned into offset binary by the same LOP3; then
-**   w = (p - base - off) * s + o
-** with p - base - off exact, and one rounding in the FMA. */
+**   w = (p 2^-pos - base 2^-pos - off) * s + o
+** with the first part exact, and one rounding in the FMA.  A code stays
+** where its PRMT window puts it (bit pos, 0..7) wherever it still fits
+** under the base's exponent (pos + bits <= 10 for f16, 7 for bf16): no
+** shift, and the first FMA's factor 2^-pos puts it back.  That holds for
+** every code row of widths up to 4; wider ones shift where it does not.
+** In f32 mode (bf16, 8-bit codes) the code is always shifted down. */
 void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
   const lb_layout lay = f->lay;
   const unsigned mask2 = f->mask | f->mask << 16;
   const unsigned sign2 = f->off ? (unsigned)f->off * 0x10001u : 0u;
-  const char *t = f->act == LB_BF16 ? "bf16" : "f16";
+  const int bf = f->act == LB_BF16, mb = bf ? 7 : 10;
+  const int keep = f->mode == LB_DQM_F32 ? -1 : mb - lay.bits;
+  const char *t = bf ? "bf16" : "f16";
   lb_buf_printf(b, "// ---- dequantisation before the MMA (this kind) ----\n"
                    "// Where code row i sits: a byte window of its word (PRMT "
-                   "selector and shift),\n// or across into the next word "
+                   "selector), the shift\n// that brings it down (sh) or the "
+                   "place it stays at (pos), or across into the\n// next word "
                    "(funnel shift).\n"
-                   "struct lb_crow { unsigned sel; int sh, fsh; bool cross; };\n"
-                   "__device__ __forceinline__ lb_crow lb_crow_of(int i) {\n"
+                   "constexpr int LB_KEEP = %d;   // highest place a code "
+                   "stays at (-1: always shifted)\n"
+                   "struct lb_crow { unsigned sel; int sh, pos, fsh; bool "
+                   "cross; };\n"
+                   "// stay = false: always shifted (where i is known only at "
+                   "run time, the in-place\n// factors would cost more than "
+                   "the shift).\n"
+                   "__device__ __forceinline__ lb_crow lb_crow_of(int i, bool "
+                   "stay) {\n"
                    "  const int end = %d * i %% 32 + %d, lsb = 32 - end;\n"
-                   "  const int w = lsb / 8 < 2 ? lsb / 8 : 2;\n"
-                   "  return {unsigned(w * 0x1111 + 0x5410), lsb - 8 * w, "
-                   "64 - end, end > 32};\n}\n",
-                lay.bits, lay.bits);
-  lb_buf_printf(b, "// Code row c of lanes a and b: a's code in bits 0..%d, "
-                   "b's in 16..%d, OR-ed into the base%s.\n"
+                   "  const int w = lsb / 8, w1 = w < 3 ? w + 1 : 3, "
+                   "at = lsb - 8 * w;\n"
+                   "  const bool keep = end > 32 || (stay && at <= LB_KEEP);\n"
+                   "  return {unsigned((4 + w1) << 12 | (4 + w) << 8 | w1 << "
+                   "4 | w), keep ? 0 : at,\n"
+                   "          keep && end <= 32 ? at : 0, 64 - end, end > "
+                   "32};\n}\n",
+                keep, lay.bits, lay.bits);
+  lb_buf_printf(b, "// Code row c of lanes a and b: a's code in bits "
+                   "c.pos..c.pos + %d, b's 16 bits\n// higher, OR-ed into the "
+                   "base%s.\n"
                    "__device__ __forceinline__ unsigned lb_gpair(unsigned a0, "
                    "unsigned a1, unsigned b0,\n"
                    "                                         unsigned b1, "
                    "const lb_crow &c) {\n"
                    "  unsigned v;\n",
-                lay.bits - 1, 15 + lay.bits,
-                f->off ? ", sign bit flipped (offset binary)" : "");
+                lay.bits - 1, f->off ? ", sign bit flipped (offset binary)" : "");
   if (32 % lay.bits != 0)
     lb_buf_puts(b, "  // both ways, then a select: no branch in the "
                    "unrolled code rows\n"
@@ -376,9 +384,10 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
   lb_buf_printf(b, "  unsigned d;   // (v & mask) ^ (base | sign): the bits "
                    "are disjoint\n"
                    "  asm(\"lop3.b32 %%0, %%1, %%2, %%3, 0x6a;\" : \"=r\"(d) : "
-                   "\"r\"(v), \"r\"(0x%08xu), \"r\"(0x%08xu));\n"
+                   "\"r\"(v), \"r\"(0x%08xu << c.pos),\n"
+                   "      \"r\"(0x%08xu ^ 0x%08xu << c.pos));\n"
                    "  return d;\n}\n",
-                mask2, f->magic ^ sign2);
+                mask2, f->magic, sign2);
   lb_buf_puts(b, "// A group's scale s and offset o (w = q s + o) as the "
                  "operands of lb_w2.\n"
                  "__device__ __forceinline__ void lb_wgroup(float s, float o, "
@@ -388,7 +397,9 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                    "}\n"
                    "// bf16 with 8-bit codes: in f32, rounded once (lb_dq2).\n"
                    "__device__ __forceinline__ unsigned lb_w2(unsigned p, "
-                   "unsigned s2, unsigned b2) {\n"
+                   "const lb_crow &c, unsigned s2,\n"
+                   "                                          unsigned b2) {\n"
+                   "  (void)c;   // codes are shifted down (LB_KEEP)\n"
                    "  return lb_dq2(p, s2, b2);\n}\n\n");
   else
     lb_buf_printf(b, "  unsigned short hs, ho;\n"
@@ -398,19 +409,21 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                      "\"f\"(o));\n"
                      "  s2 = (unsigned)hs * 0x10001u;\n"
                      "  b2 = (unsigned)ho * 0x10001u;\n}\n"
-                     "// q = p - %d exactly (p * 1 - %d), then q s + o with "
-                     "one rounding.\n"
+                     "// q = p 2^-pos - (%d 2^-pos + %d) exactly (both powers "
+                     "of two, the code below\n// the base's exponent), then "
+                     "q s + o with one rounding.\n"
                      "__device__ __forceinline__ unsigned lb_w2(unsigned p, "
-                     "unsigned s2, unsigned b2) {\n"
+                     "const lb_crow &c, unsigned s2,\n"
+                     "                                          unsigned b2) {\n"
+                     "  const unsigned k = (%du - c.pos) << %d, "
+                     "o = 0x8000u | (%du - c.pos) << %d | %du << c.pos;\n"
                      "  unsigned q, w;\n"
                      "  asm(\"fma.rn.%s %%0, %%1, %%2, %%3;\" : \"=r\"(q) : "
-                     "\"r\"(p), \"r\"(0x%08xu), \"r\"(0x%08xu));\n"
+                     "\"r\"(p), \"r\"(k * 0x10001u), \"r\"(o * 0x10001u));\n"
                      "  asm(\"fma.rn.%s %%0, %%1, %%2, %%3;\" : \"=r\"(w) : "
                      "\"r\"(q), \"r\"(s2), \"r\"(b2));\n"
                      "  return w;\n}\n\n",
-                  t, t, f->base + f->off, f->base + f->off,
-                  f->act == LB_BF16 ? "bf16x2" : "f16x2",
-                  half_bits(1, f->mode) * 0x10001u,
-                  half_bits(-(f->base + f->off), f->mode) * 0x10001u,
-                  f->act == LB_BF16 ? "bf16x2" : "f16x2");
+                  t, t, f->base, f->off,
+                  bf ? 127 : 15, mb, bf ? 134 : 25, mb, (unsigned)f->off,
+                  bf ? "bf16x2" : "f16x2", bf ? "bf16x2" : "f16x2");
 }

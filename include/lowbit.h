@@ -174,6 +174,17 @@ typedef struct lb_weights {
 ** launch must not wait (serving, CUDA graph capture). */
 LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
                            const lb_weights *w, void *y, void *stream);
+/* Split-K work space, cuBLASLt-style.  Where the tiles of m rows leave
+** most SMs idle (narrow layers, small M), the GEMM splits K across blocks
+** that leave f32 sums in a work space, and a second kernel adds them up
+** in a fixed order (the result does not depend on timing).  bytes: what
+** lb_op_run_ws can use for m rows (0: it never splits for m).  Pass that
+** much 16-byte aligned device memory, or NULL for the plan that needs
+** none; streams running at once need a work space each. */
+LB_API lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes);
+LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
+                              const lb_weights *w, void *y, void *ws,
+                              size_t bytes, void *stream);
 /* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
 LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);
 /* lb_op_info for the kernel that m rows use (compiled: LB_EARG if not). */

@@ -46,12 +46,14 @@ typedef struct lb_bucket {
   lb_gemm_cfg cfg;
   unsigned smem;          /* cfg's, for this device's part */
   lb_compile_info info;
+  CUfunction sum;         /* split-K's second kernel; set before fn */
   CUfunction fn;
 } lb_bucket;
 
 struct lb_op {
   lb_ctx *c;
   const lb_cu *cu;
+  int n;
   int has_zeros, has_bias;
   int out_size;
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
@@ -266,6 +268,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   }
   op->c = c;
   op->cu = c->cu;
+  op->n = n;
   op->cfg = cfg;
   op->has_zeros = r->zeros;
   op->has_bias = r->bias;
@@ -363,6 +366,8 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
                                                   : bk->cfg.smem_lo);
     rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
                     &info.regs, &info.spill);
+    if (rc == CUDA_SUCCESS)
+      rc = op->cu->ModuleGetFunction(&bk->sum, mod->mod, LB_GEMM_SUM);
     if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, "lb_op_run", "the GEMM kernel (shared memory "
                      "request or lookup)");
@@ -419,8 +424,33 @@ static int misaligned(const void *p, size_t a) {
   return ((uintptr_t)p & (a - 1)) != 0;
 }
 
+lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
+  const lb_bucket *bk;
+  int sp;
+  if (bytes) *bytes = 0;
+  if (op == NULL || bytes == NULL)
+    return lb_fail(LB_EARG, "lb_op_workspace: null argument");
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_workspace: m = %d; ops take 1..%d rows",
+                   m, LB_MAX_ROWS);
+  if (m <= LB_MAX_M) return LB_OK;   /* the GEMV never splits K */
+  bk = &op->gemm[lb_gemm_bucket(m)];
+  if (bk->src == NULL)
+    return lb_fail(bk->why_st, "lb_op_workspace: no GEMM for this shape: %s",
+                   bk->why);
+  sp = lb_gemm_splits(&bk->cfg, m, op->c->sms);
+  if (sp > 1) *bytes = (size_t)sp * (size_t)m * (size_t)op->n * sizeof(float);
+  return LB_OK;
+}
+
 lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
+  return lb_op_run_ws(op, m, x, w, y, NULL, 0, stream);
+}
+
+lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
+                       const lb_weights *w, void *y, void *ws, size_t bytes,
+                       void *stream) {
   /* what the block copies with 16-byte cp.async */
   const void *const vec[4] = {x, w ? w->packed : NULL, w ? w->scales : NULL,
                               w ? w->zeros : NULL};
@@ -428,9 +458,10 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
                                        "w->zeros"};
   const lb_gemv_cfg *cfg;
   const void *bias, *zeros;
-  void *args[7];
-  CUfunction fn;
-  unsigned gx, gy, threads, smem;
+  void *args[8];
+  CUfunction fn, sum = NULL;
+  unsigned gx, gy, gz = 1, threads, smem;
+  float *wsp = NULL;
   CUresult rc;
   lb_status st;
   scope s;
@@ -457,6 +488,9 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
     if (misaligned(vec[i], 16))
       return lb_fail(LB_EARG, "lb_op_run: %s (%p) must be 16-byte aligned",
                      vname[i], vec[i]);
+  if (misaligned(ws, 16))
+    return lb_fail(LB_EARG, "lb_op_run: the work space (%p) must be 16-byte "
+                   "aligned", ws);
   if (misaligned(y, (size_t)op->out_size) ||
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
@@ -471,13 +505,24 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
+  args[7] = &wsp;
   /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
   ** its first run), else the GEMV, with x in shared memory where its m
   ** rows fit. */
   if (m > LB_MAX_M) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
+    const int sp = lb_gemm_splits(&bk->cfg, m, op->c->sms);
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+    if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
+      const size_t need = (size_t)sp * (size_t)m * (size_t)op->n * sizeof(float);
+      if (bytes < need)
+        return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
+                       "needs %zu (lb_op_workspace), or none", bytes, m, need);
+      wsp = ws;
+      gz = (unsigned)sp;
+      sum = bk->sum;
+    }
     gx = (unsigned)bk->cfg.gridn;
     gy = (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm);
     threads = (unsigned)bk->cfg.threads;
@@ -492,8 +537,18 @@ lb_status lb_op_run(const lb_op *op, int m, const void *x,
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  rc = op->cu->LaunchKernel(fn, gx, gy, 1, threads, 1, 1, smem,
+  rc = op->cu->LaunchKernel(fn, gx, gy, gz, threads, 1, 1, smem,
                             (CUstream)stream, args, NULL);
+  if (rc == CUDA_SUCCESS && sum != NULL) {
+    /* the splits' sums, added in order, then the epilogue */
+    const long long quads = ((long long)m * op->n + 3) / 4;
+    const long long most = 8LL * op->c->sms;
+    int splits = (int)gz;
+    void *sargs[5] = {&wsp, &bias, &y, &m, &splits};
+    rc = op->cu->LaunchKernel(sum, (unsigned)((quads + 255) / 256 < most
+                                                  ? (quads + 255) / 256 : most),
+                              1, 1, 256, 1, 1, 0, (CUstream)stream, sargs, NULL);
+  }
   leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
   return LB_OK;

@@ -93,9 +93,20 @@ __device__ __forceinline__ lb_u4 lb_lds16(const char *p) {
 }
 
 // Issue the copies of sub-stage ss into stage buffer `buf`: every thread
-// of the block takes 16-byte chunks in memory order.  Channels past N
-// repeat the last (never stored); activation rows past m repeat row m - 1;
-// activations past K are not read (their code rows are skipped).
+// of the block takes 16-byte chunks in memory order.  Where a thread has
+// at most four chunks of each kind the loops unroll (the block's size is
+// known), so the address arithmetic that does not depend on ss leaves the
+// main loop: measured, the issue took a third of a 16-row tile's
+// instructions before.  With more (128 x 128 tiles) the addresses would
+// outgrow the registers, and the plain loop measured faster.  Channels
+// past N repeat the last (never stored); activation rows past m repeat
+// row m - 1; activations past K are not read (their code rows are
+// skipped).
+constexpr int LB_THREADS = LB_GWARPS * 32;
+constexpr int LB_WCHUNKS = LB_BN * LB_WS * 8, LB_XCHUNKS = LB_BM * 4 * LB_R;
+constexpr int LB_WPT = (LB_WCHUNKS + LB_THREADS - 1) / LB_THREADS;   // per thread
+constexpr int LB_XPT = (LB_XCHUNKS + LB_THREADS - 1) / LB_THREADS;
+static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a row");
 __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
                                          const unsigned *wq,
                                          const lb_act_t *x, int n0, int m0,
@@ -104,19 +115,35 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
   const int w0 = lb_ss_w0(q), nw = lb_ss_nw(q);
   char *wbuf = smem + buf * LB_STAGE_B;
   char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
-  for (int c = threadIdx.x; c < LB_BN * LB_WS * 8; c += LB_GWARPS * 32) {
+  auto wchunk = [&](int c) {
     const int row = c / (LB_WS * 8), w = c / 8 % LB_WS, j = c % 8;
-    if (w >= nw) continue;
+    if (LB_WS > 1 && w >= nw) return;
     const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
     lb_cp16(wbuf + (row * LB_WROWC + w * 8 + j) * 16,
             wq + ch * LB_ROWW + (tile * LB_WORDS + w0 + w) * 32 + 4 * j);
-  }
+  };
   const int k0 = tile * LB_TILE + q * 32 * LB_R;
-  for (int c = threadIdx.x; c < LB_BM * 4 * LB_R; c += LB_GWARPS * 32) {
+  auto xchunk = [&](int c) {
     const int row = c / (4 * LB_R), j = c % (4 * LB_R);
-    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) return;
     lb_cp16(xbuf + row * LB_XROWB + 16 * j,
             x + (long long)min(m0 + row, m - 1) * LB_K + k0 + 8 * j);
+  };
+  if constexpr (LB_WPT <= 4) {
+#pragma unroll
+    for (int e = 0; e < LB_WPT; e++)
+      if (LB_WCHUNKS % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < LB_WCHUNKS)
+        wchunk(threadIdx.x + e * LB_THREADS);
+  } else {
+    for (int c = threadIdx.x; c < LB_WCHUNKS; c += LB_THREADS) wchunk(c);
+  }
+  if constexpr (LB_XPT <= 4) {
+#pragma unroll
+    for (int e = 0; e < LB_XPT; e++)
+      if (LB_XCHUNKS % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < LB_XCHUNKS)
+        xchunk(threadIdx.x + e * LB_THREADS);
+  } else {
+    for (int c = threadIdx.x; c < LB_XCHUNKS; c += LB_THREADS) xchunk(c);
   }
 }
 
@@ -128,8 +155,9 @@ struct lb_sgroups {   // LB_GSS: groups a sub-stage meets, at most (planned)
   lb_zero_t z[LB_MJ][2][LB_GSS];
 };
 
-__device__ __forceinline__ int lb_rot(int ss, int rot) {
-  return ss + rot < LB_NSS ? ss + rot : ss + rot - LB_NSS;
+// Sub-stage ss of a block's range [s0, s0 + ns), rotated by rot.
+__device__ __forceinline__ int lb_rot(int ss, int rot, int s0, int ns) {
+  return s0 + (ss + rot < ns ? ss + rot : ss + rot - ns);
 }
 
 __device__ __forceinline__ int lb_ss_g0(int ss) {
@@ -154,10 +182,99 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
       }
 }
 
+// One sub-stage's code rows for K-split warp WK (rows WK, WK + LB_WARPS_K,
+// ...), in sub-stage Q of its packing tile (Q < 0: q known only at run
+// time).  With both fixed at compile time, every code row's words, PRMT
+// window, shift and group slot are constants, and the rows of one word
+// share its loads: lb_pick_rows dispatches to the warp's copy once a
+// sub-stage (a warp-uniform branch).  Q is fixed where the copies stay
+// small (LB_QFIX: fragments times rows of all its copies; at 128, 7-bit
+// codes at 17..32 rows took 1.7 s to compile, 0.7 at 64).
+constexpr bool LB_QFIX = LB_NQ * LB_R * LB_MJ * LB_MF <= 64;
+
+template <int WK, int Q>
+__device__ __forceinline__ void lb_rows(
+    float (&acc)[LB_ACCS][LB_MJ][LB_MF][4],
+    const unsigned (&s2v)[LB_GSS][LB_MJ][2],
+    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const char *wrow,
+    const char *xrow, int qr, int k0, int g0) {
+  const int q = Q < 0 ? qr : Q;
+  const int w0 = lb_ss_w0(q);
+#pragma unroll
+  for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
+    const int ii = jj * LB_WARPS_K + WK;
+    const int kk = k0 + 32 * ii;
+    if (LB_K % (32 * LB_R) != 0 && kk >= LB_K) break;   // past K
+    // this row's group slot: fixed where groups and sub-stages align,
+    // else arithmetic and selects
+    const int u = LB_GSS == 1 ? 0
+                  : LB_GSTEP  ? ii / LB_GSTEP
+                              : lb_group_of(kk, LB_NGROUPS) - g0;
+    unsigned s2[LB_MJ][2], b2[LB_MJ][2];
+#pragma unroll
+    for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+      for (int r = 0; r < 2; r++) {
+        s2[j][r] = s2v[0][j][r];
+        b2[j][r] = b2v[0][j][r];
+#pragma unroll
+        for (int u2 = 1; u2 < LB_GSS; u2++) {
+          s2[j][r] = u == u2 ? s2v[u2][j][r] : s2[j][r];
+          b2[j][r] = u == u2 ? b2v[u2][j][r] : b2[j][r];
+        }
+      }
+    // This code row's place in the words: which word of the stage it
+    // starts in, and how its pair comes out of them.
+    const int i = q * LB_R + ii;   // code row in the tile
+    const int wi = LB_BITS * i / 32 - w0;
+    const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
+    const lb_crow cr = lb_crow_of(i, Q >= 0);
+    lb_u4 xv[LB_MF];
+#pragma unroll
+    for (int f = 0; f < LB_MF; f++)
+      xv[f] = lb_lds16(xrow + f * 8 * LB_XROWB + 64 * ii);
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++) {
+        unsigned a[2][2];   // [lane pair][row g, g + 8]
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+          const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
+          const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
+          a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
+          a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), cr, s2[j][r], b2[j][r]);
+        }
+#pragma unroll
+        for (int f = 0; f < LB_MF; f++)
+          lb_mma(acc[h % LB_ACCS][j][f], a[0][0], a[0][1], a[1][0], a[1][1],
+                 h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
+      }
+  }
+}
+
+template <int WK, int Q>
+__device__ __forceinline__ void lb_pick_rows(
+    int wk, int q, float (&acc)[LB_ACCS][LB_MJ][LB_MF][4],
+    const unsigned (&s2v)[LB_GSS][LB_MJ][2],
+    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const char *wrow,
+    const char *xrow, int k0, int g0) {
+  if (wk != WK) {
+    if constexpr (WK + 1 < LB_WARPS_K)
+      lb_pick_rows<WK + 1, Q>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+  } else if (Q >= 0 && q != Q) {
+    if constexpr (Q >= 0 && Q + 1 < LB_NQ)
+      lb_pick_rows<WK, Q + 1>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+  } else {
+    lb_rows<WK, Q>(acc, s2v, b2v, wrow, xrow, q, k0, g0);
+  }
+}
+
 __device__ __forceinline__ void lb_gemm_body(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
-    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m) {
+    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
+    float *__restrict__ ws) {
   extern __shared__ __align__(16) char lb_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
@@ -209,35 +326,40 @@ __device__ __forceinline__ void lb_gemm_body(
   // Blocks walk K from different starting points (a rotation by their
   // channel block): in step, every block would read the same slice of
   // every channel row at once, 128 bytes a row at a row's stride.
-  const int rot = (int)((long long)blockIdx.x * LB_NSS / gridDim.x);
+  // Split-K (gridDim.z > 1, where the tiles alone leave SMs idle): block
+  // z takes sub-stages [s0, s0 + ns) and leaves its f32 sums in ws,
+  // which lb_gemm_sum adds up.
+  const int s0 = (int)((long long)blockIdx.z * LB_NSS / gridDim.z);
+  const int ns = (int)((long long)(blockIdx.z + 1) * LB_NSS / gridDim.z) - s0;
+  const int rot = (int)((long long)blockIdx.x * ns / gridDim.x);
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
   for (int s = 0; s < LB_STAGES - 1; s++) {
-    if (s < LB_NSS) lb_issue(lb_smem, s, lb_rot(s, rot), wq, x, n0, m0, m);
+    if (s < ns) lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), wq, x, n0, m0, m);
     lb_cp_commit();
   }
   lb_sgroups sg;
-  if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot));
+  if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
 
   int buf = 0;
-  for (int ss = 0; ss < LB_NSS; ss++) {
+  for (int ss = 0; ss < ns; ss++) {
     lb_cp_wait<LB_STAGES - 2>();   // sub-stage ss has landed (this thread's
     __syncthreads();               // copies), for every thread; and every
                                    // thread is done with sub-stage ss - 1
     {
       const int ahead = ss + LB_STAGES - 1;
       const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
-      if (ahead < LB_NSS) lb_issue(lb_smem, abuf, lb_rot(ahead, rot), wq, x, n0, m0, m);
+      if (ahead < ns) lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), wq, x, n0, m0, m);
       lb_cp_commit();
     }
     const lb_sgroups cur = sg;
-    if (!SRES && LB_NGROUPS > 1 && ss + 1 < LB_NSS)
-      lb_load_sg(sg, sc, zr, chs, lb_rot(ss + 1, rot));
+    if (!SRES && LB_NGROUPS > 1 && ss + 1 < ns)
+      lb_load_sg(sg, sc, zr, chs, lb_rot(ss + 1, rot, s0, ns));
 
-    const int sk = lb_rot(ss, rot);   // the sub-stage of K this iteration takes
+    const int sk = lb_rot(ss, rot, s0, ns);   // the sub-stage of K this iteration takes
     const int tile = sk / LB_NQ, q = sk % LB_NQ;
     const int k0 = tile * LB_TILE + q * 32 * LB_R;
-    const int g0 = lb_ss_g0(sk), w0 = lb_ss_w0(q);
+    const int g0 = lb_ss_g0(sk);
     const char *wbuf = lb_smem + buf * LB_STAGE_B;
     const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
     // This thread's rows of the stage: channel rows (chunk 2 t of word 0)
@@ -266,58 +388,10 @@ __device__ __forceinline__ void lb_gemm_body(
           const float s = lb_scale_f32(sv);
           lb_wgroup(s, lb_offset(s, zv), s2v[u][j][r], b2v[u][j][r]);
         }
-    // Warp wk takes code rows wk, wk + LB_WARPS_K, ... of the sub-stage.
-#pragma unroll
-    for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
-      const int ii = jj * LB_WARPS_K + wk;
-      const int kk = k0 + 32 * ii;
-      if (LB_K % (32 * LB_R) != 0 && kk >= LB_K) break;   // past K
-      // this row's group slot: fixed where groups and sub-stages align
-      // and one warp takes every row, else arithmetic and selects
-      const int u = LB_GSS == 1                      ? 0
-                    : LB_GSTEP && LB_WARPS_K == 1 ? ii / LB_GSTEP
-                                                  : lb_group_of(kk, LB_NGROUPS) - g0;
-      unsigned s2[LB_MJ][2], b2[LB_MJ][2];
-#pragma unroll
-      for (int j = 0; j < LB_MJ; j++)
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-          s2[j][r] = s2v[0][j][r];
-          b2[j][r] = b2v[0][j][r];
-#pragma unroll
-          for (int u2 = 1; u2 < LB_GSS; u2++) {
-            s2[j][r] = u == u2 ? s2v[u2][j][r] : s2[j][r];
-            b2[j][r] = u == u2 ? b2v[u2][j][r] : b2[j][r];
-          }
-        }
-      // This code row's place in the words: which word of the stage it
-      // starts in, and how its pair comes out of them.
-      const int i = q * LB_R + ii;                     // code row in the tile
-      const int wi = LB_BITS * i / 32 - w0;
-      const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
-      const lb_crow cr = lb_crow_of(i);
-      lb_u4 xv[LB_MF];
-#pragma unroll
-      for (int f = 0; f < LB_MF; f++)
-        xv[f] = lb_lds16(xrow + f * 8 * LB_XROWB + 64 * ii);
-#pragma unroll
-      for (int h = 0; h < 2; h++)
-#pragma unroll
-        for (int j = 0; j < LB_MJ; j++) {
-          unsigned a[2][2];   // [lane pair][row g, g + 8]
-#pragma unroll
-          for (int r = 0; r < 2; r++) {
-            const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
-            const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
-            a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), s2[j][r], b2[j][r]);
-            a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), s2[j][r], b2[j][r]);
-          }
-#pragma unroll
-          for (int f = 0; f < LB_MF; f++)
-            lb_mma(acc[h % LB_ACCS][j][f], a[0][0], a[0][1], a[1][0], a[1][1],
-                   h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
-        }
-    }
+    if constexpr (LB_WARPS_K == 1 && !LB_QFIX)   // nothing to pick
+      lb_rows<0, -1>(acc, s2v, b2v, wrow, xrow, q, k0, g0);
+    else
+      lb_pick_rows<0, LB_QFIX ? 0 : -1>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
   }
   lb_cp_wait<0>();   // no copy outlives the block
@@ -364,7 +438,35 @@ __device__ __forceinline__ void lb_gemm_body(
       for (int e = 0; e < 4; e++) {
         const int c = n0 + wn * LB_WCH + 16 * j + g + 8 * (e >> 1);
         const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
-        if ((LB_N % LB_BN == 0 || c < LB_N) && row < m)
-          y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
+        if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
+          if (gridDim.z > 1)
+            ws[((long long)blockIdx.z * m + row) * LB_N + c] = acc[0][j][f][e];
+          else
+            y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
+        }
       }
+}
+
+// Split-K's second step: y = epilogue(sum of the splits' sums), added in
+// split order (the result does not depend on timing).  Four outputs a
+// thread where N allows 16-byte loads.
+__device__ __forceinline__ void lb_gemm_sum_body(const float *__restrict__ ws,
+                                                 const lb_out_t *__restrict__ bias,
+                                                 lb_out_t *__restrict__ y, int m,
+                                                 int splits) {
+  constexpr int V = LB_N % 4 == 0 ? 4 : 1;
+  struct __align__(4 * V) lb_fv { float v[V]; };
+  const long long total = (long long)m * LB_N;
+  for (long long e = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * V; e < total;
+       e += (long long)gridDim.x * blockDim.x * V) {
+    lb_fv a = *reinterpret_cast<const lb_fv *>(ws + e);
+    for (int z = 1; z < splits; z++) {
+      const lb_fv b = *reinterpret_cast<const lb_fv *>(ws + z * total + e);
+#pragma unroll
+      for (int i = 0; i < V; i++) a.v[i] += b.v[i];
+    }
+#pragma unroll
+    for (int i = 0; i < V; i++)
+      y[e + i] = lb_out_from_f32(lb_epilogue(a.v[i], bias, (int)((e + i) % LB_N)));
+  }
 }

@@ -281,6 +281,14 @@ int main(int argc, char **argv) {
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
   refused(lb_op_run(NULL, 1, codes, &w, codes, NULL), LB_EARG, "lb_op_run", "NULL op");
   refused(lb_op_info(NULL, &info), LB_EARG, "lb_op_info", "NULL op");
+  {
+    size_t wsb = 1;
+    refused(lb_op_workspace(NULL, 16, &wsb), LB_EARG, "lb_op_workspace",
+            "NULL op");
+    CHECK(wsb == 0, "lb_op_workspace left %zu bytes on a refusal", wsb);
+    refused(lb_op_run_ws(NULL, 16, codes, &w, codes, codes, 64, NULL), LB_EARG,
+            "lb_op_run", "lb_op_run_ws NULL op");
+  }
   refused(lb_compile_offline(NULL, 90, &off, &log), LB_EARG,
           "lb_compile_offline", "NULL src");
   refused(lb_ctx_create(0, NULL), LB_EARG, "lb_ctx_create", "NULL out");

@@ -100,6 +100,24 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         k_red <= c.stages_lo * c.stage,
         "%s n=%d k=%d b%d: shared memory %d x %d + %d", name, n, k, bucket,
         c.stages_hi, c.stage, c.sres);
+  /* split K: one wave at most, every split at least two sub-stages */
+  {
+    static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
+                             1024};
+    int i, sms;
+    for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
+      int m = ms[i], blocks, sp;
+      if (lb_gemm_bucket(m) != bucket) continue;
+      for (sms = 16; sms <= 256; sms *= 2) {
+        blocks = c.gridn * ((m + c.bm - 1) / c.bm);
+        sp = lb_gemm_splits(&c, m, sms);
+        CHECK(sp >= 1 && sp <= 4 && (sp == 1 || (sp * blocks <= sms &&
+                                                 2 * sp <= c.nss)),
+              "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
+              "blocks", name, n, k, m, sms, sp, c.nss, blocks);
+      }
+    }
+  }
 }
 
 int main(void) {

@@ -124,7 +124,12 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
     bp = bias.data_ptr() if bias is not None else None
     # One launch for every M: up to 8 rows the GEMV, more a GEMM bucket
     # (its first use in a process compiles it; Op.prepare does it ahead).
-    op.run(m, xp, pp, sp, zp, bp, yp, stream)
+    # Split-K's work space comes from PyTorch's allocator, on this stream
+    # (so it is safe across streams and inside CUDA graphs).
+    wsb = op.workspace(m)
+    ws = torch.empty(wsb, dtype=torch.uint8, device=dev) if wsb else None
+    op.run(m, xp, pp, sp, zp, bp, yp, stream,
+           ws.data_ptr() if ws is not None else None, wsb)
     return y
 
 

@@ -51,6 +51,8 @@ class Op:
                                     self.k, ctypes.byref(h)))
         self._h = h
         self._run = _lib.lib.lb_op_run
+        self._run_ws = _lib.lib.lb_op_run_ws
+        self._ws = {}  # m -> work-space bytes (a plan's property: cached)
 
     def info(self):
         ci = _lib.CompileInfo()
@@ -63,14 +65,32 @@ class Op:
         CUDA graph or serving)."""
         check(_lib.lib.lb_op_prepare(self._h, int(m_lo), int(m_hi)))
 
-    def run(self, m, x, packed, scales, zeros, bias, y, stream=0):
+    def workspace(self, m):
+        """Bytes of split-K work space that run() can use for m rows (0: the
+        plan for m never splits K; lb_op_workspace)."""
+        b = self._ws.get(m)
+        if b is None:
+            v = ctypes.c_size_t()
+            check(_lib.lib.lb_op_workspace(self._h, int(m), ctypes.byref(v)))
+            b = self._ws[m] = v.value
+        return b
+
+    def run(self, m, x, packed, scales, zeros, bias, y, stream=0,
+            workspace=None, workspace_bytes=0):
         """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..2^20
         (up to 8 rows the GEMV, more the GEMM of m's bucket).
-        Arguments are device addresses (0 or None for absent zeros/bias).
-        About 1 us of host time through ctypes (a fresh lb_weights per call
-        costs no more than reusing one, and keeps threads apart)."""
-        st = self._run(self._h, m, x, _lib.Weights(packed, scales, zeros, bias),
-                       y, stream)
+        Arguments are device addresses (0 or None for absent zeros/bias);
+        workspace: workspace(m) bytes of device memory for split-K, or None
+        (the plan that needs none).  Streams running at once need a work
+        space each.  About 1 us of host time through ctypes (a fresh
+        lb_weights per call costs no more than reusing one, and keeps
+        threads apart)."""
+        w = _lib.Weights(packed, scales, zeros, bias)
+        if workspace:
+            st = self._run_ws(self._h, m, x, w, y, workspace, workspace_bytes,
+                              stream)
+        else:
+            st = self._run(self._h, m, x, w, y, stream)
         if st:
             check(st)
 

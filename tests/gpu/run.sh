@@ -6,12 +6,14 @@
 #   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
 #
 # OUTDIR receives ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
-# sanitizer.log and sanitizer-summary.txt, bench.log, bench-narrow.log,
+# python.log (the PyTorch op on the GPU), sanitizer.log and
+# sanitizer-summary.txt, bench.log, bench-write.log, bench-narrow.log,
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
-# Where Lua is not installed, put its headers and liblua5.4.a under .lua/
-# (tests/gpu/stage-lua.sh does that on a Debian machine) and they are used.
+# Where Lua is not installed, put its headers, liblua5.4.a and liblua5.4.so
+# under .lua/ (tests/gpu/stage-lua.sh does that on a Debian machine) and
+# they are used.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-${LOWBIT_OUT:-$root/gpu-results}}
@@ -40,13 +42,26 @@ gpu_rc=$?
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
+# The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
+# work space from PyTorch's allocator) on the in-tree liblowbit.so.
+py_rc=0
+if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+  PYTHONPATH="$root/python:$root/tests/python" \
+    python3 -m pytest -q -p no:cacheprovider "$root/tests/python/test_torch_gpu.py" \
+    "$root/tests/python/test_torch.py" >"$out/python.log" 2>&1 || py_rc=1
+else
+  echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
+fi
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
 # no cuBLAS in the process (its Hopper kernels make racecheck fail with a
 # hardware exception, and their TMA stores read as uninitialised to
 # initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
-# a power of two, a cross-word 3-bit one at M = 1, and two GEMM buckets
-# (M = 100: 65..256, M = 16 with warps splitting code rows).
+# a power of two, a cross-word 3-bit one at M = 1, and three GEMM buckets
+# (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
+# rows, M = 40: cross-word 3-bit codes with K split 4 ways).
 san_rc=0
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 : >"$out/sanitizer.log"
@@ -56,7 +71,8 @@ for tool in memcheck racecheck synccheck initcheck; do
            "$root/recipes/a16w4_g128.lua 3 4112 4096" \
            "$root/recipes/a16w3_g128.lua 1 4096 4096" \
            "$root/recipes/a16w4_g128.lua 100 300 1024" \
-           "$root/recipes/a16w1_g64.lua 16 4112 512"; do
+           "$root/recipes/a16w1_g64.lua 16 4112 512" \
+           "$root/recipes/a16w3_g128.lua 40 1000 4096"; do
     # shellcheck disable=SC2086
     timeout 300 "$cs" --tool $tool --kernel-name kns=lb_ \
       --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$out/san.tmp" 2>&1
@@ -72,6 +88,10 @@ rm -f "$out/san.tmp"
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
+# The same with L2 flushed by a memset (dirty lines, as a model's previous
+# layer leaves them).
+"$build/lowbit" bench "$root/recipes/a16w4_g128.lua" --m 1,16,32,64,128,1024 \
+  --flush write >"$out/bench-write.log" 2>&1 || bench_rc=1
 # Narrow, small and odd-width layers (N 16..16384, K 256..16384).
 "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 \
   --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
@@ -84,7 +104,8 @@ printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || 
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
 printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
+printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
-[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ]
+[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ]

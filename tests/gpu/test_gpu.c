@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "lb_gen.h"
 #include "lb_recipe.h"
 #include "lb_ref.h"
 #include "lb_sweep.h"
@@ -32,6 +33,103 @@ static void *upload(const void *h, size_t bytes) {
   if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
   cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
   return d;
+}
+
+static int splits_run;   /* GEMM cases that split K */
+
+/* Copies y back and checks it against the reference: all written, finite,
+** within the bound, nothing past the end. */
+static int check_y(const lb_case *c, const void *dy, unsigned char *hy,
+                   const double *y64, const double *mag64, const char *what) {
+  size_t bad = 0, i;
+  double err = 0;
+  int ok = 1;
+  cudaMemcpy(hy, dy, c->y_bytes + GUARD, cudaMemcpyDeviceToHost);
+  for (i = 0; i < GUARD; i++) ok &= hy[c->y_bytes + i] == 0xff;
+  GCHECK(ok, "%s: wrote past the end of y", what);
+  lb_rel_error(c, hy, y64, &bad);
+  GCHECK(bad == 0, "%s: %zu outputs not written or not finite", what, bad);
+  ok = lb_check(c, hy, y64, mag64, &err, &bad);
+  GCHECK(ok, "%s: error %.2f times its bound", what, err);
+  return ok;
+}
+
+/* Split-K, where the op's plan for m splits: the result with a work space
+** is checked against the reference; a work space one float short is
+** refused; then the same op runs on two streams at once, each with its
+** own work space and output, four times each, interleaved: both outputs
+** must equal the first split result bit for bit (the splits are added in
+** a fixed order). */
+static void split_case(const lb_op *op, const lb_case *c, const lb_weights *w,
+                       const void *dx, int m, int n, int k,
+                       cudaStream_t stream, const double *y64,
+                       const double *mag64) {
+  size_t bytes = 0;
+  void *ws = NULL, *ws2 = NULL, *dy = NULL, *dy2 = NULL;
+  unsigned char *h1 = NULL, *h2 = NULL, *h3 = NULL;
+  cudaStream_t s2 = NULL;
+  char what[96];
+  int i;
+  GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
+         lb_errmsg());
+  if (bytes == 0) return;
+  splits_run++;
+  snprintf(what, sizeof what, "split-K m=%d n=%d k=%d", m, n, k);
+  h1 = malloc(c->y_bytes + GUARD);
+  h2 = malloc(c->y_bytes + GUARD);
+  h3 = malloc(c->y_bytes + GUARD);
+  if (!h1 || !h2 || !h3 || cudaMalloc(&ws, bytes) != cudaSuccess ||
+      cudaMalloc(&ws2, bytes) != cudaSuccess ||
+      cudaMalloc(&dy, c->y_bytes + GUARD) != cudaSuccess ||
+      cudaMalloc(&dy2, c->y_bytes + GUARD) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) != cudaSuccess) {
+    GCHECK(0, "%s: allocation failed", what);
+    goto done;
+  }
+  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+  cudaMemset(dy2, 0xff, c->y_bytes + GUARD);
+  cudaMemset(ws, 0xff, bytes);   /* NaN: every sum must be written */
+  cudaMemset(ws2, 0xff, bytes);
+  cudaDeviceSynchronize();
+  GCHECK(lb_op_run_ws(op, m, dx, w, dy, ws, bytes - 4, stream) == LB_EARG,
+         "%s: a work space one float short accepted", what);
+  if (lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream) != LB_OK) {
+    GCHECK(0, "%s: lb_op_run_ws: %s", what, lb_errmsg());
+    goto done;
+  }
+  if (cudaStreamSynchronize(stream) != cudaSuccess) {
+    GCHECK(0, "%s: kernel failed: %s", what,
+           cudaGetErrorString(cudaGetLastError()));
+    goto done;
+  }
+  if (!check_y(c, dy, h1, y64, mag64, what)) goto done;
+  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+  cudaDeviceSynchronize();
+  for (i = 0; i < 4; i++) {
+    lb_status a = lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream);
+    lb_status b = lb_op_run_ws(op, m, dx, w, dy2, ws2, bytes, s2);
+    if (a != LB_OK || b != LB_OK) {
+      GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
+      goto done;
+    }
+  }
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "%s: two streams: kernel failed", what);
+    goto done;
+  }
+  cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
+  cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
+  GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
+         "%s: two streams at once changed the result", what);
+done:
+  if (s2) cudaStreamDestroy(s2);
+  cudaFree(ws);
+  cudaFree(ws2);
+  cudaFree(dy);
+  cudaFree(dy2);
+  free(h1);
+  free(h2);
+  free(h3);
 }
 
 /* One (shape, m) run; returns the error over its bound (or -1 on error)
@@ -101,6 +199,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   GCHECK(lb_check(&c, hy, y64, mag64, &err, &bad),
         "m=%d n=%d k=%d bias=%d: relative error %.3e is %.2f times its bound",
         m, n, k, with_bias, *rel, err);
+  if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
   lb_op_destroy(op);
   cudaFree((void *)w.packed);
@@ -197,7 +296,9 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
     static const int gm[][4] = {   /* M, N, K (0: the group), repeat */
         {9, 16, 0}, {16, 48, 0}, {17, 257, 0}, {31, 4112, 2048},
         {33, 300, 1024}, {64, 1000, 0}, {127, 300, 1024}, {128, 64, 0},
-        {255, 4112, 512}, {1024, 256, 512}, {4096, 48, 0}};
+        {255, 4112, 512}, {1024, 256, 512}, {4096, 48, 0},
+        /* split K (narrow, deep layers): 4 ways at 16, 64 and 100 rows */
+        {16, 1000, 4096}, {64, 1000, 4096}, {100, 300, 2048}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
@@ -210,7 +311,9 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
       if (rel > worst_rel) worst_rel = rel;
     }
     printf("  GEMM M=9..4096: worst relative error %.2e, worst error/bound "
-           "%.2f\n", worst_rel, worst);
+           "%.2f; %d case(s) split K\n", worst_rel, worst, splits_run);
+    GCHECK(splits_run > 0, "no GEMM case split K");
+    splits_run = 0;
   }
   t = checks;
   bad_args(ctx, r);
