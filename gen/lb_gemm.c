@@ -72,11 +72,13 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   ** M = 1024 against 1073 (slower at M = 128: 198 against 139 us, hence
   ** its own bucket). */
   c->warps_m = bucket == 3 ? 2 : 1;
-  /* 16-channel groups per warp: two past 256 rows for widths up to 4 that
-  ** never cross words; at two, 3-bit codes spilled 8 to 28 bytes on
-  ** sm_80..89 and an 8-bit g128 recipe (bf16 scales and zeros, bias,
-  ** N = 48) 124 bytes on sm_90. */
-  mj = bucket == 4 && lay->bits <= 4 && 32 % lay->bits == 0 ? 2 : 1;
+  /* 16-channel groups per warp: two past 256 rows for codes that never
+  ** cross words, 8-bit ones per channel only; at two, 3-bit codes spilled
+  ** 8 to 28 bytes on sm_80..89 and an 8-bit g128 recipe (bf16 scales and
+  ** zeros, bias, N = 48) 124 bytes on sm_90.  a16w8_channel at 8192 x 8192,
+  ** M = 1024: 645 us at two, 895 at one. */
+  mj = bucket == 4 && 32 % lay->bits == 0 &&
+               (lay->bits <= 4 || f->per_channel) ? 2 : 1;
   /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
   ** as many, measured faster for every shipped width at M = 16, e.g.
   ** a16w4 8192 x 8192 27.5 against 30.0 us, a16w2 31.1 against 47.6);

@@ -188,9 +188,11 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
 // window, shift and group slot are constants, and the rows of one word
 // share its loads: lb_pick_rows dispatches to the warp's copy once a
 // sub-stage (a warp-uniform branch).  Q is fixed where the copies stay
-// small (LB_QFIX: fragments times rows of all its copies; at 128, 7-bit
-// codes at 17..32 rows took 1.7 s to compile, 0.7 at 64).
-constexpr bool LB_QFIX = LB_NQ * LB_R * LB_MJ * LB_MF <= 64;
+// small (LB_QFIX: fragments times rows of all its copies, counted twice
+// for codes wider than 4 bits; 7-bit codes at 17..32 rows took 0.99 s to
+// compile fixed, 0.36 not; 3-bit ones ran 43.6 us fixed at 32 rows, 55.6
+// not, a16w3 8192 x 8192 on an H100).
+constexpr bool LB_QFIX = LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
 
 template <int WK, int Q>
 __device__ __forceinline__ void lb_rows(
