@@ -104,9 +104,22 @@ __device__ __forceinline__ lb_u4 lb_lds16(const char *p) {
 // skipped).
 constexpr int LB_THREADS = LB_GWARPS * 32;
 constexpr int LB_WCHUNKS = LB_BN * LB_WS * 8, LB_XCHUNKS = LB_BM * 4 * LB_R;
-constexpr int LB_WPT = (LB_WCHUNKS + LB_THREADS - 1) / LB_THREADS;   // per thread
-constexpr int LB_XPT = (LB_XCHUNKS + LB_THREADS - 1) / LB_THREADS;
 static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a row");
+
+// f(c) for this thread's chunks c of N: unrolled where a thread has at
+// most four.
+template <int N, typename F>
+__device__ __forceinline__ void lb_each_chunk(F f) {
+  constexpr int PER = (N + LB_THREADS - 1) / LB_THREADS;
+  if constexpr (PER <= 4) {
+#pragma unroll
+    for (int e = 0; e < PER; e++)
+      if (N % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < N)
+        f(threadIdx.x + e * LB_THREADS);
+  } else {
+    for (int c = threadIdx.x; c < N; c += LB_THREADS) f(c);
+  }
+}
 __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
                                          const unsigned *wq,
                                          const lb_act_t *x, int n0, int m0,
@@ -129,22 +142,8 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
     lb_cp16(xbuf + row * LB_XROWB + 16 * j,
             x + (long long)min(m0 + row, m - 1) * LB_K + k0 + 8 * j);
   };
-  if constexpr (LB_WPT <= 4) {
-#pragma unroll
-    for (int e = 0; e < LB_WPT; e++)
-      if (LB_WCHUNKS % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < LB_WCHUNKS)
-        wchunk(threadIdx.x + e * LB_THREADS);
-  } else {
-    for (int c = threadIdx.x; c < LB_WCHUNKS; c += LB_THREADS) wchunk(c);
-  }
-  if constexpr (LB_XPT <= 4) {
-#pragma unroll
-    for (int e = 0; e < LB_XPT; e++)
-      if (LB_XCHUNKS % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < LB_XCHUNKS)
-        xchunk(threadIdx.x + e * LB_THREADS);
-  } else {
-    for (int c = threadIdx.x; c < LB_XCHUNKS; c += LB_THREADS) xchunk(c);
-  }
+  lb_each_chunk<LB_WCHUNKS>(wchunk);
+  lb_each_chunk<LB_XCHUNKS>(xchunk);
 }
 
 // Raw scales and zeros of the groups a sub-stage meets, for this thread's
