@@ -45,15 +45,19 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     out->smem_hi = out->smem_lo = c.smem;
   } else {
     lb_gemm_cfg c;
-    int b = lb_gemm_bucket(m);
+    int b = lb_gemm_bucket(m), sp;
+    char split[48] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, &c)) != LB_OK) return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
+    if ((sp = lb_gemm_splits(&c, m, sms)) > 1)
+      snprintf(split, sizeof split, ", K split %d ways given a work space",
+               sp);
     snprintf(out->plan, sizeof out->plan,
              "bucket %d: %d x %d tiles (rows x channels), warps %d x %d x %d "
              "(rows, channels, K), %d code rows a sub-stage, stages %d / %d"
-             "%s", b, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r,
+             "%s%s", b, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r,
              c.stages_hi, c.stages_lo,
-             c.sres ? ", scales resident" : "");
+             c.sres ? ", scales resident" : "", split);
     out->threads = c.threads;
     out->smem_hi = c.smem_hi;
     out->smem_lo = c.smem_lo;
