@@ -21,6 +21,8 @@
 // with MF activation fragments, so the dequantisation is shared by MF MMAs.
 // LB_WARPS_K warps share each channel and row block, taking alternate code
 // rows of every sub-stage; their sums meet in shared memory at the end.
+// With gridDim.z > 1 (split-K, a work space given), block z takes a range
+// of the sub-stages and leaves f32 sums that lb_gemm_sum adds up.
 //
 // Operand layout, as in the GEMV: thread (g, t) = (lane / 4, lane % 4); in
 // code row i (k-values 32 i + l of lane l), half h maps thread t's k-slots
