@@ -29,14 +29,13 @@ import torch
 
 import lowbit
 from lowbit import runtime
+from lowbit.quant import DTYPES
 
 # (name, K, N) of one decoder layer's linear layers
 MODELS = {
     "llama3-8b": (32, [("qkv", 4096, 6144), ("o", 4096, 4096),
                        ("gate_up", 4096, 28672), ("down", 14336, 4096)]),
 }
-
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 
 
 def copy_bandwidth(dev):

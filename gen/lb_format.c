@@ -1,6 +1,9 @@
 /*
 ** lb_format.c: derive a recipe's weight format (lb_format.h).
 */
+#include <string.h>
+
+#include "lb_err.h"
 #include "lb_format.h"
 
 static void slots_of(lb_format *f) {
@@ -69,4 +72,20 @@ void lb_format_of(const lb_recipe *r, lb_format *f) {
 
 int lb_format_groups(const lb_format *f, int k) {
   return f->per_channel ? 1 : k / f->group;
+}
+
+lb_status lb_format_for(const lb_recipe *r, int n, int k, int sms,
+                        const char *fn, lb_format *f) {
+  lb_sizes sz;
+  lb_status st;
+  if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
+  if (sms <= 0 || sms > 1024)
+    return lb_fail(LB_EARG, "%s: sms = %d out of range", fn, sms);
+  lb_format_of(r, f);
+  return LB_OK;
+}
+
+const char *lb_base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
 }

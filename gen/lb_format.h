@@ -42,6 +42,12 @@ typedef struct lb_format {
 } lb_format;
 
 void lb_format_of(const lb_recipe *r, lb_format *f);
+/* What every kind's generator and planner does first: checks the shape and
+** SM count (messages name fn), then derives the format. */
+lb_status lb_format_for(const lb_recipe *r, int n, int k, int sms,
+                        const char *fn, lb_format *f);
+/* The file part of a path (the generated sources' headers). */
+const char *lb_base_name(const char *path);
 /* Groups per channel for a K. */
 int lb_format_groups(const lb_format *f, int k);
 

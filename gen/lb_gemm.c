@@ -155,23 +155,14 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   c->smem_lo = c->stages_lo * c->stage + c->sres;
 }
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Checks the arguments (messages name fn), derives the format and plans. */
 static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                          int sms, const char *fn, lb_format *f,
                          lb_gemm_cfg *c) {
-  lb_sizes sz;
   lb_status st;
-  if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
-  if (sms <= 0 || sms > 1024)
-    return lb_fail(LB_EARG, "%s: sms = %d out of range", fn, sms);
+  if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
-  lb_format_of(r, f);
   plan(f, n, k, bucket, c);
   if (c->stages_lo < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
@@ -208,8 +199,8 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "// Regenerate with: lowbit gen %s --n %d --k %d --m %d --sms %d%s\n"
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, base_name(r->file), rows[bucket],
-    strcmp(r->file, "stdin") ? base_name(r->file) : "-", n, k,
+    r->name, lb_base_name(r->file), rows[bucket],
+    strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
     bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
   if (getenv("LOWBIT_GEMM")) {   /* printable, no comment-ending chars */

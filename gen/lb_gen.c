@@ -17,11 +17,6 @@
 #include "lb_gen.h"
 #include "lb_prelude.h"
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* ---- launch shapes ------------------------------------------------------ */
 
 /* tune (LOWBIT_PLAN, e.g. "warps=8,split=4,stages=2") replaces planned
@@ -189,25 +184,14 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   }
 }
 
-/* Checks the arguments (messages name fn) and derives the format. */
-static lb_status prepare(const lb_recipe *r, int n, int k, int sms,
-                         const char *fn, lb_format *f) {
-  lb_sizes sz;
-  lb_status st;
-  if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) return st;
-  if (sms <= 0 || sms > 1024)
-    return lb_fail(LB_EARG, "%s: sms = %d out of range", fn, sms);
-  lb_format_of(r, f);
-  return LB_OK;
-}
-
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
                        lb_gemv_cfg *cfg) {
   lb_format f;
   lb_status st;
   if (r == NULL || cfg == NULL)
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
-  if ((st = prepare(r, n, k, sms, "lb_describe", &f)) != LB_OK) return st;
+  if ((st = lb_format_for(r, n, k, sms, "lb_describe", &f)) != LB_OK)
+    return st;
   plan(&f, n, k, sms, getenv("LOWBIT_PLAN"), cfg);
   return LB_OK;
 }
@@ -223,7 +207,8 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = prepare(r, n, k, sms, "lb_generate", &f)) != LB_OK) return st;
+  if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK)
+    return st;
   plan(&f, n, k, sms, tune, &cfg);
   lb_buf_init(&b);
   lb_buf_printf(&b,
@@ -237,8 +222,8 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, base_name(r->file),
-    strcmp(r->file, "stdin") ? base_name(r->file) : "-", n, k, sms,
+    r->name, lb_base_name(r->file),
+    strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
   if (tune) {   /* name the override; no newline or backslash may end the
@@ -290,4 +275,3 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
   return lb_gen_gemv(r, n, k, sms, NULL, src);
 }
-

@@ -424,6 +424,16 @@ static int misaligned(const void *p, size_t a) {
   return ((uintptr_t)p & (a - 1)) != 0;
 }
 
+/* Split-K for m rows of bucket bk: how many splits (1: none) and the work
+** space they need, written once for lb_op_workspace and the launch. */
+static size_t split_need(const lb_op *op, const lb_bucket *bk, int m,
+                         int *splits) {
+  *splits = lb_gemm_splits(&bk->cfg, m, op->c->sms);
+  return *splits > 1 ? (size_t)*splits * (size_t)m * (size_t)op->n *
+                           sizeof(float)
+                     : 0;
+}
+
 lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
   const lb_bucket *bk;
   int sp;
@@ -438,8 +448,7 @@ lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "lb_op_workspace: no GEMM for this shape: %s",
                    bk->why);
-  sp = lb_gemm_splits(&bk->cfg, m, op->c->sms);
-  if (sp > 1) *bytes = (size_t)sp * (size_t)m * (size_t)op->n * sizeof(float);
+  *bytes = split_need(op, bk, m, &sp);
   return LB_OK;
 }
 
@@ -512,10 +521,10 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   if (m > LB_MAX_M) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
-    const int sp = lb_gemm_splits(&bk->cfg, m, op->c->sms);
+    int sp;
+    const size_t need = split_need(op, bk, m, &sp);
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
     if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
-      const size_t need = (size_t)sp * (size_t)m * (size_t)op->n * sizeof(float);
       if (bytes < need)
         return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
                        "needs %zu (lb_op_workspace), or none", bytes, m, need);

@@ -54,10 +54,6 @@ constexpr int LB_WROWC = LB_WS * 8 + 1;                   // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 ? 64 : 0);  // bytes per row
 constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
 
-static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
-static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
-static_assert(LB_CODES % LB_R == 0, "sub-stages tile a packing tile");
-
 // First word (of a packing tile) that sub-stage q reads, and how many it
 // reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
 __host__ __device__ constexpr int lb_ss_w0(int q) { return LB_BITS * LB_R * q / 32; }

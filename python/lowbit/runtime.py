@@ -50,8 +50,7 @@ class Op:
         check(_lib.lib.lb_op_create(ctx.handle, self.recipe.handle, self.n,
                                     self.k, ctypes.byref(h)))
         self._h = h
-        self._run = _lib.lib.lb_op_run
-        self._run_ws = _lib.lib.lb_op_run_ws
+        self._run = _lib.lib.lb_op_run_ws
         self._ws = {}  # m -> work-space bytes (a plan's property: cached)
 
     def info(self):
@@ -85,12 +84,9 @@ class Op:
         space each.  About 1 us of host time through ctypes (a fresh
         lb_weights per call costs no more than reusing one, and keeps
         threads apart)."""
-        w = _lib.Weights(packed, scales, zeros, bias)
-        if workspace:
-            st = self._run_ws(self._h, m, x, w, y, workspace, workspace_bytes,
-                              stream)
-        else:
-            st = self._run(self._h, m, x, w, y, stream)
+        st = self._run(self._h, m, x, _lib.Weights(packed, scales, zeros, bias),
+                       y, workspace, workspace_bytes if workspace else 0,
+                       stream)
         if st:
             check(st)
 
@@ -100,15 +96,20 @@ class Op:
             _lib.lib.lb_op_destroy(h)
 
 
+def _cached(table, key, make):
+    """table[key], made once (checked again under the lock)."""
+    v = table.get(key)
+    if v is None:
+        with _lock:
+            v = table.get(key)
+            if v is None:
+                v = table[key] = make()
+    return v
+
+
 def context(device=0):
     """The cached Context of a device."""
-    c = _contexts.get(device)
-    if c is None:
-        with _lock:
-            c = _contexts.get(device)
-            if c is None:
-                c = _contexts[device] = Context(device)
-    return c
+    return _cached(_contexts, device, lambda: Context(device))
 
 
 def op(recipe, n, k, device=0):
@@ -117,10 +118,4 @@ def op(recipe, n, k, device=0):
     when loaded from text)."""
     key = (recipe if isinstance(recipe, str) else (recipe.path or id(recipe)),
            n, k, device)
-    o = _ops.get(key)
-    if o is None:
-        with _lock:
-            o = _ops.get(key)
-            if o is None:
-                o = _ops[key] = Op(context(device), recipe, n, k)
-    return o
+    return _cached(_ops, key, lambda: Op(context(device), recipe, n, k))

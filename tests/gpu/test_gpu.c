@@ -38,19 +38,21 @@ static void *upload(const void *h, size_t bytes) {
 static int splits_run;   /* GEMM cases that split K */
 
 /* Copies y back and checks it against the reference: all written, finite,
-** within the bound, nothing past the end. */
+** within the bound, nothing past the end.  *err: the error over its bound;
+** *rel: the relative error. */
 static int check_y(const lb_case *c, const void *dy, unsigned char *hy,
-                   const double *y64, const double *mag64, const char *what) {
+                   const double *y64, const double *mag64, const char *what,
+                   double *err, double *rel) {
   size_t bad = 0, i;
-  double err = 0;
   int ok = 1;
   cudaMemcpy(hy, dy, c->y_bytes + GUARD, cudaMemcpyDeviceToHost);
   for (i = 0; i < GUARD; i++) ok &= hy[c->y_bytes + i] == 0xff;
   GCHECK(ok, "%s: wrote past the end of y", what);
-  lb_rel_error(c, hy, y64, &bad);
+  *rel = lb_rel_error(c, hy, y64, &bad);
   GCHECK(bad == 0, "%s: %zu outputs not written or not finite", what, bad);
-  ok = lb_check(c, hy, y64, mag64, &err, &bad);
-  GCHECK(ok, "%s: error %.2f times its bound", what, err);
+  ok = lb_check(c, hy, y64, mag64, err, &bad);
+  GCHECK(ok, "%s: relative error %.3e is %.2f times its bound", what, *rel,
+         *err);
   return ok;
 }
 
@@ -102,7 +104,10 @@ static void split_case(const lb_op *op, const lb_case *c, const lb_weights *w,
            cudaGetErrorString(cudaGetLastError()));
     goto done;
   }
-  if (!check_y(c, dy, h1, y64, mag64, what)) goto done;
+  {
+    double err = 0, rel = 0;
+    if (!check_y(c, dy, h1, y64, mag64, what, &err, &rel)) goto done;
+  }
   cudaMemset(dy, 0xff, c->y_bytes + GUARD);
   cudaDeviceSynchronize();
   for (i = 0; i < 4; i++) {
@@ -143,8 +148,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   double *y64 = NULL, *mag64 = NULL, err = -1;
   unsigned char *hy = NULL;
   void *dx = NULL, *dy = NULL;
-  size_t bad = 0, i;
-  int guard_ok = 1;
+  char what[96];
   memset(&w, 0, sizeof w);
   if (!lb_case_make(&c, r, m, n, k, seed)) {
     GCHECK(0, "lb_case_make: %s", lb_errmsg());
@@ -190,15 +194,8 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     GCHECK(0, "kernel failed: %s", cudaGetErrorString(cudaGetLastError()));
     goto done;
   }
-  cudaMemcpy(hy, dy, c.y_bytes + GUARD, cudaMemcpyDeviceToHost);
-  for (i = 0; i < GUARD; i++) guard_ok &= hy[c.y_bytes + i] == 0xff;
-  *rel = lb_rel_error(&c, hy, y64, &bad);
-  GCHECK(bad == 0, "m=%d n=%d k=%d: %zu outputs not written or not finite",
-        m, n, k, bad);
-  GCHECK(guard_ok, "m=%d n=%d k=%d: wrote past the end of y", m, n, k);
-  GCHECK(lb_check(&c, hy, y64, mag64, &err, &bad),
-        "m=%d n=%d k=%d bias=%d: relative error %.3e is %.2f times its bound",
-        m, n, k, with_bias, *rel, err);
+  snprintf(what, sizeof what, "m=%d n=%d k=%d bias=%d", m, n, k, with_bias);
+  check_y(&c, dy, hy, y64, mag64, what, &err, rel);
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
   lb_op_destroy(op);
