@@ -37,6 +37,37 @@ static void round_trip(const lb_recipe *r, int n, int k, uint64_t seed) {
   lb_case_free(&c);
 }
 
+/* The float64 reference, which shares channels among threads past a
+** size, against its definition summed here in one thread in the same
+** order: equal to the last bit. */
+static void reference(const lb_recipe *r, uint64_t seed) {
+  lb_case c;
+  int m = 3, n = 401, k = 4096 + (r->group ? r->group : 32), i, j, kk;
+  double *y = malloc(sizeof(double) * (size_t)m * (size_t)n);
+  size_t diff = 0;
+  if (!lb_case_make(&c, r, m, n, k, seed)) {
+    CHECK(0, "lb_case_make: %s", lb_errmsg());
+    free(y);
+    return;
+  }
+  CHECK(y != NULL, "no memory");
+  if (y) {
+    lb_case_reference(&c, y, NULL);
+    for (i = 0; i < m; i++)
+      for (j = 0; j < n; j++) {
+        double s = 0;
+        for (kk = 0; kk < k; kk++)
+          s += lb_load(r->act, c.x, (size_t)i * (size_t)k + (size_t)kk) *
+               lb_case_weight(&c, j, kk);
+        s += c.bias ? lb_load(r->out, c.bias, (size_t)j) : 0;
+        diff += s != y[(size_t)i * (size_t)n + (size_t)j];
+      }
+    CHECK(diff == 0, "reference %dx%dx%d: %zu outputs differ", m, n, k, diff);
+  }
+  free(y);
+  lb_case_free(&c);
+}
+
 /* src compiled for every arch: no warnings, a binary, and where kernel is
 ** named (the GEMM), its registers and no spilled byte.  m labels it. */
 static void compile_archs(const char *src, int m, const char *kernel) {
@@ -112,6 +143,8 @@ static void one(const char *path) {
   round_trip(r, 17, 1024, 2);
   round_trip(r, 5, 4096 + (r->group ? r->group : 32), 3);
   printf("  pack/unpack round trips checked\n");
+  reference(r, 4);
+  printf("  float64 reference checked\n");
   free(a);
   free(b);
   free(other);

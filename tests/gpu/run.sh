@@ -5,7 +5,7 @@
 #
 #   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
 #
-# OUTDIR receives ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
+# OUTDIR receives times.txt, ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
 # python.log (the PyTorch op on the GPU), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-write.log, bench-narrow.log,
 # results.csv, results.json
@@ -32,16 +32,24 @@ if [ $? -ne 0 ]; then
   exit 1
 fi
 export LOWBIT_CACHE_DIR=$build/kernel-cache
+: >"$out/times.txt"
+# seconds each piece took, for fitting the run in one device call
+lap() { echo "$1: $SECONDS s" >>"$out/times.txt"; SECONDS=0; }
+lap build
 
-(cd "$build" && ctest --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1
+(cd "$build" && ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1
 ctest_rc=$?
+lap "ctest"
 "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1
 gpu_rc=$?
+lap "gpu tests"
 # The pairwise recipe sweep (every pair of recipe-language values).
 "$build/tests/test_gpu" --sweep >"$out/gpu-sweep.log" 2>&1 || gpu_rc=1
+lap "gpu sweep"
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
+lap "gpu stress"
 # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
 # work space from PyTorch's allocator) on the in-tree liblowbit.so.
 py_rc=0
@@ -54,6 +62,7 @@ if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null
 else
   echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
 fi
+lap "python"
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
 # no cuBLAS in the process (its Hopper kernels make racecheck fail with a
 # hardware exception, and their TMA stores read as uninitialised to
@@ -85,17 +94,21 @@ for tool in memcheck racecheck synccheck initcheck; do
   done
 done
 rm -f "$out/san.tmp"
+lap "sanitizer"
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
+lap "bench"
 # The same with L2 flushed by a memset (dirty lines, as a model's previous
 # layer leaves them).
 "$build/lowbit" bench "$root/recipes/a16w4_g128.lua" --m 1,16,32,64,128,1024 \
   --flush write >"$out/bench-write.log" 2>&1 || bench_rc=1
+lap "bench write"
 # Narrow, small and odd-width layers (N 16..16384, K 256..16384).
 "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 \
   --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
   >"$out/bench-narrow.log" 2>&1 || bench_rc=1
+lap "bench narrow"
 
 grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log"
@@ -107,5 +120,6 @@ printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
+printf "%-22s %s\n" "seconds" "$(tr '\n' ' ' <"$out/times.txt")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
 [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ]
