@@ -37,24 +37,33 @@ export LOWBIT_CACHE_DIR=$build/kernel-cache
 lap() { echo "$1: $SECONDS s" >>"$out/times.txt"; SECONDS=0; }
 lap build
 
-(cd "$build" && ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1
-ctest_rc=$?
-lap "ctest"
-"$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1
-gpu_rc=$?
-lap "gpu tests"
-# The pairwise recipe sweep (every pair of recipe-language values).
-"$build/tests/test_gpu" --sweep >"$out/gpu-sweep.log" 2>&1 || gpu_rc=1
-lap "gpu sweep"
+# Where Lua is staged, not installed: the install test's consumer links
+# against the installed liblowbit.so, whose liblua5.4.so.0 ld finds here.
+[ -d "$root/.lua/lib" ] &&
+  export LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# The correctness tests run side by side: their time is NVRTC's and the
+# float64 reference's, on the CPU (16 cores on the device machine), and
+# they share the kernel cache, whose entries are written atomically.
+(cd "$build" && ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1 &
+ctest_pid=$!
+"$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
+gpu_pid=$!
+# The pairwise recipe sweep (every pair of recipe-language values), in
+# four shares.
+sweep_pids=()
+for p in 0 1 2 3; do
+  "$build/tests/test_gpu" --sweep $p/4 >"$out/gpu-sweep.$p.log" 2>&1 &
+  sweep_pids+=($!)
+done
 # Stress recipes, one warp over all of K (the fold's precision).
 LOWBIT_PLAN=split=1 "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
-  >"$out/gpu-stress.log" 2>&1 || gpu_rc=1
-lap "gpu stress"
+  >"$out/gpu-stress.log" 2>&1 &
+stress_pid=$!
 # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
 # work space from PyTorch's allocator) on the in-tree liblowbit.so.
 py_rc=0
 if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
-  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
   PYTHONPATH="$root/python:$root/tests/python" \
     python3 -m pytest -q -p no:cacheprovider "$root/tests/python/test_torch_gpu.py" \
@@ -62,7 +71,19 @@ if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null
 else
   echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
 fi
-lap "python"
+wait $ctest_pid
+ctest_rc=$?
+gpu_rc=0
+wait $gpu_pid || gpu_rc=1
+for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
+wait $stress_pid || gpu_rc=1
+cat "$out"/gpu-sweep.[0-3].log >"$out/gpu-sweep.log"
+rm -f "$out"/gpu-sweep.[0-3].log
+total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
+  END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
+  "$out/gpu-sweep.log")
+echo "$total" >>"$out/gpu-sweep.log"
+lap "tests (side by side)"
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
 # no cuBLAS in the process (its Hopper kernels make racecheck fail with a
 # hardware exception, and their TMA stores read as uninitialised to
@@ -71,11 +92,12 @@ lap "python"
 # a power of two, a cross-word 3-bit one at M = 1, and three GEMM buckets
 # (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
 # rows, M = 40: cross-word 3-bit codes with K split 4 ways).
-san_rc=0
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-: >"$out/sanitizer.log"
-: >"$out/sanitizer-summary.txt"
-for tool in memcheck racecheck synccheck initcheck; do
+# One tool over every case; the four tools run side by side.
+san_tool() {
+  local tool=$1 c rc line log="$out/san.$1.log"
+  : >"$log"
+  : >"$out/san.$tool.summary"
   for c in "$root/bench/recipes/a16w7_g32.lua 8 48 8192" \
            "$root/recipes/a16w4_g128.lua 3 4112 4096" \
            "$root/recipes/a16w3_g128.lua 1 4096 4096" \
@@ -83,17 +105,30 @@ for tool in memcheck racecheck synccheck initcheck; do
            "$root/recipes/a16w1_g64.lua 16 4112 512" \
            "$root/recipes/a16w3_g128.lua 40 1000 4096"; do
     # shellcheck disable=SC2086
-    timeout 300 "$cs" --tool $tool --kernel-name kns=lb_ \
-      --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$out/san.tmp" 2>&1
+    timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
+      --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$log.tmp" 2>&1
     rc=$?
-    cat "$out/san.tmp" >>"$out/sanitizer.log"
-    line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/san.tmp" | tail -1)
+    cat "$log.tmp" >>"$log"
+    line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log.tmp" | tail -1)
     echo "$tool $(basename "${c%% *}"): ${line:-no summary} (exit $rc)" \
-      >>"$out/sanitizer-summary.txt"
-    [ "$rc" -eq 0 ] || san_rc=1
+      >>"$out/san.$tool.summary"
   done
+  rm -f "$log.tmp"
+}
+san_pids=()
+for tool in memcheck racecheck synccheck initcheck; do
+  san_tool $tool &
+  san_pids+=($!)
 done
-rm -f "$out/san.tmp"
+for p in "${san_pids[@]}"; do wait "$p"; done
+cat "$out"/san.{memcheck,racecheck,synccheck,initcheck}.log >"$out/sanitizer.log"
+cat "$out"/san.{memcheck,racecheck,synccheck,initcheck}.summary \
+  >"$out/sanitizer-summary.txt"
+rm -f "$out"/san.*.log "$out"/san.*.summary
+# every case must end with exit 0 (no report) and say so
+san_rc=0
+grep -vq "(exit 0)$" "$out/sanitizer-summary.txt" && san_rc=1
+[ "$(grep -c "(exit 0)$" "$out/sanitizer-summary.txt")" -eq 24 ] || san_rc=1
 lap "sanitizer"
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1

@@ -321,13 +321,15 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
 /* The pairwise sweep (lb_sweep.h): each recipe at its own K (which
 ** decides resident scales, chunked scales and the split) with N capped
 ** at 2048 so that the float64 reference stays fast, and at a small
-** narrow shape; M = 1, 3, 8 (x resident in shared memory or not). */
-static void sweep(lb_ctx *ctx, cudaStream_t stream) {
+** narrow shape; M = 1, 3, 8 (x resident in shared memory or not).  Share
+** `part` of `parts` takes every parts-th recipe, so that several processes
+** can share the sweep (its time is NVRTC's). */
+static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
   static lb_sweep_row rows[256];
   int n = lb_sweep(rows, 256), i, s, mi;
   static const int ms[] = {1, 3, 8, 16, 100};
   uint64_t seed = 0x5a5a;
-  for (i = 0; i < n; i++) {
+  for (i = part; i < n; i += parts) {
     lb_recipe *r = NULL;
     double worst = 0, worst_rel = 0;
     int g;
@@ -354,7 +356,7 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream) {
            rows[i].name, worst_rel, worst);
     lb_recipe_free(r);
   }
-  printf("sweep: %d recipes\n", n);
+  printf("sweep: %d of %d recipes\n", (n - part + parts - 1) / parts, n);
 }
 
 /* One recipe at one shape, with and without bias, on the default and a
@@ -416,8 +418,14 @@ int main(int argc, char **argv) {
   cudaStream_t stream = NULL;
   char *names[256];
   const char *names_first;
-  if (argc != 2 && !(argc == 6 && strcmp(argv[1], "--case") == 0)) {
-    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep | "
+  int part = 0, parts = 1;
+  if (argc == 3 && strcmp(argv[1], "--sweep") == 0 &&
+      (sscanf(argv[2], "%d/%d", &part, &parts) != 2 || parts < 1 ||
+       parts > 64 || part < 0 || part >= parts))
+    argc = 0;
+  if (argc != 2 && !(argc == 3 && strcmp(argv[1], "--sweep") == 0) &&
+      !(argc == 6 && strcmp(argv[1], "--case") == 0)) {
+    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep [PART/PARTS] | "
                     "--case RECIPE M N K\n");
     return 2;
   }
@@ -442,7 +450,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (strcmp(argv[1], "--sweep") == 0) {
-    sweep(ctx, stream);
+    sweep(ctx, stream, part, parts);
     lb_ctx_destroy(ctx);
     cudaStreamDestroy(stream);
     printf("gpu: sweep, %d checks, %d failure(s)\n", checks, failures);
