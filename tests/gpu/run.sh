@@ -37,11 +37,6 @@ export LOWBIT_CACHE_DIR=$build/kernel-cache
 lap() { echo "$1: $SECONDS s" >>"$out/times.txt"; SECONDS=0; }
 lap build
 
-# Where Lua is staged, not installed: the install test's consumer links
-# against the installed liblowbit.so, whose liblua5.4.so.0 ld finds here.
-[ -d "$root/.lua/lib" ] &&
-  export LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-
 # The correctness tests run side by side: their time is NVRTC's and the
 # float64 reference's, on the CPU (16 cores on the device machine), and
 # they share the kernel cache, whose entries are written atomically.
@@ -64,6 +59,7 @@ stress_pid=$!
 # work space from PyTorch's allocator) on the in-tree liblowbit.so.
 py_rc=0
 if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
   PYTHONPATH="$root/python:$root/tests/python" \
     python3 -m pytest -q -p no:cacheprovider "$root/tests/python/test_torch_gpu.py" \
