@@ -7,7 +7,9 @@ Runs every linear layer of the model (random weights; for lowbit random
 codes, scales and zeros in the recipe's own layout, which is what a
 quantized checkpoint is to the kernel) back to back as one decode step of
 M tokens, captured in a CUDA graph, and times graph replays with CUDA
-events (median).  Side by side, in the same process: cuBLAS fp16
+events (median).  lowbit runs twice: as is, and with each op allowed to
+start while the one before it ends (lb_op_overlap, sm_90).  Side by side,
+in the same process: cuBLAS fp16
 (torch.matmul on f16 weights) and, for 4-bit group-128 recipes, tinygemm
 (torch._weight_int4pack_mm, bf16).  Weights of all layers together are far
 larger than L2, so each layer reads its weights from memory, as in a model.
@@ -122,6 +124,7 @@ class Lowbit:
 
     def prepare(self, m):
         for name, op in self.ops.items():
+            op.overlap(False)
             b = op.workspace(m)
             self.ws[name] = (torch.empty(b, dtype=torch.uint8,
                                          device=self.ys[name].device)
@@ -136,6 +139,23 @@ class Lowbit:
                                zeros.data_ptr() if zeros is not None else None,
                                None, self.ys[name].data_ptr(), stream,
                                ws.data_ptr() if ws is not None else None, wsb)
+
+
+class Overlapped:
+    """The same lowbit layers, each op allowed to start while the one before
+    it ends (lb_op_overlap, programmatic dependent launch: it fetches its
+    weights while the previous layer finishes, and reads x after)."""
+
+    def __init__(self, lb):
+        self.lb, self.name, self.bytes = lb, lb.name + " overlap", lb.bytes
+
+    def prepare(self, m):
+        self.lb.prepare(m)
+        for op in self.lb.ops.values():
+            op.overlap(True)
+
+    def step(self, m):
+        self.lb.step(m)
 
 
 class Cublas:
@@ -240,7 +260,13 @@ def main():
     layers, shapes = MODELS[a.model]
     bw = copy_bandwidth(dev)
     lb = Lowbit(a.recipe, layers, shapes, dev, max(ms))
-    rivals = [lb, Cublas(lb.act, layers, shapes, dev, max(ms))]
+    rivals = [lb]
+    try:
+        next(iter(lb.ops.values())).overlap(True)
+        rivals.append(Overlapped(lb))
+    except lowbit.LowbitError as e:
+        print(f"lowbit overlap skipped: {e}")
+    rivals.append(Cublas(lb.act, layers, shapes, dev, max(ms)))
     info = lb.r.info
     if info.bits == 4 and info.group == 128:
         try:

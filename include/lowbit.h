@@ -185,6 +185,18 @@ LB_API lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes);
 LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               const lb_weights *w, void *y, void *ws,
                               size_t bytes, void *stream);
+/* Overlap with the kernel before (programmatic dependent launch, sm_90 and
+** newer).  With on != 0 the op's kernels may start while the kernel
+** launched before them on the same stream still runs: they fetch packed
+** weights, scales and zeros at once, and read x, read bias and write y
+** (and the work space) only after that kernel has finished.  This hides
+** much of each kernel's start (launch, first tiles) when layers run back
+** to back.  The promise the caller makes: w->packed, w->scales and
+** w->zeros are not written by the kernel just before on the stream (as
+** with a model's weights).  Off by default; LB_EUNSUP, op unchanged,
+** before sm_90 or with a driver without cuLaunchKernelEx.  Call it before
+** the runs that use it, not during them. */
+LB_API lb_status lb_op_overlap(lb_op *op, int on);
 /* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
 LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);
 /* lb_op_info for the kernel that m rows use (compiled: LB_EARG if not). */

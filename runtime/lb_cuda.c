@@ -52,6 +52,10 @@ static void load(void) {
       !sym(lib, "cuFuncSetAttribute", &cu.FuncSetAttribute) ||
       !sym(lib, "cuLaunchKernel", &cu.LaunchKernel))
     return;
+  {
+    void *p = dlsym(lib, "cuLaunchKernelEx");   /* optional */
+    memcpy(&cu.LaunchKernelEx, &p, sizeof p);
+  }
   rc = cu.Init(0);
   if (rc != CUDA_SUCCESS) {
     const char *s = NULL;

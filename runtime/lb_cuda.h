@@ -32,6 +32,9 @@ typedef struct lb_cu {
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, CUstream, void **,
                            void **);
+  /* NULL where the driver has none (before CUDA 12): no lb_op_overlap */
+  CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                             void **);
 } lb_cu;
 
 /* The driver's entry points, loaded and cuInit'ed once. */

@@ -62,6 +62,7 @@ struct lb_op {
   lb_compile_info info;
   pthread_mutex_t lock;   /* guards compiling a bucket */
   lb_bucket gemm[LB_GEMM_BUCKETS];
+  int overlap;            /* lb_op_overlap: launch with PDL */
 };
 
 /* Makes the context current on this thread for a scope; restores after. */
@@ -452,6 +453,44 @@ lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
   return LB_OK;
 }
 
+lb_status lb_op_overlap(lb_op *op, int on) {
+  if (op == NULL) return lb_fail(LB_EARG, "lb_op_overlap: op is NULL");
+  if (on && op->c->arch < 90)
+    return lb_fail(LB_EUNSUP, "lb_op_overlap: sm_%d has no programmatic "
+                   "dependent launch (sm_90 and newer)", op->c->arch);
+  if (on && op->cu->LaunchKernelEx == NULL)
+    return lb_fail(LB_EUNSUP, "lb_op_overlap: the driver has no "
+                   "cuLaunchKernelEx (CUDA 12 or newer)");
+  op->overlap = on != 0;
+  return LB_OK;
+}
+
+/* One kernel on the stream; with the op's overlap, allowed to start before
+** the kernel ahead of it ends (the templates wait for it: lb_wait_prior). */
+static CUresult launch(const lb_op *op, CUfunction fn, unsigned gx,
+                       unsigned gy, unsigned gz, unsigned threads,
+                       unsigned smem, CUstream stream, void **args) {
+  CUlaunchAttribute at;
+  CUlaunchConfig lc;
+  if (!op->overlap)
+    return op->cu->LaunchKernel(fn, gx, gy, gz, threads, 1, 1, smem, stream,
+                                args, NULL);
+  memset(&at, 0, sizeof at);
+  memset(&lc, 0, sizeof lc);
+  at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  at.value.programmaticStreamSerializationAllowed = 1;
+  lc.gridDimX = gx;
+  lc.gridDimY = gy;
+  lc.gridDimZ = gz;
+  lc.blockDimX = threads;
+  lc.blockDimY = lc.blockDimZ = 1;
+  lc.sharedMemBytes = smem;
+  lc.hStream = stream;
+  lc.attrs = &at;
+  lc.numAttrs = 1;
+  return op->cu->LaunchKernelEx(&lc, fn, args, NULL);
+}
+
 lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
   return lb_op_run_ws(op, m, x, w, y, NULL, 0, stream);
@@ -546,17 +585,16 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  rc = op->cu->LaunchKernel(fn, gx, gy, gz, threads, 1, 1, smem,
-                            (CUstream)stream, args, NULL);
+  rc = launch(op, fn, gx, gy, gz, threads, smem, (CUstream)stream, args);
   if (rc == CUDA_SUCCESS && sum != NULL) {
     /* the splits' sums, added in order, then the epilogue */
     const long long quads = ((long long)m * op->n + 3) / 4;
     const long long most = 8LL * op->c->sms;
     int splits = (int)gz;
     void *sargs[5] = {&wsp, &bias, &y, &m, &splits};
-    rc = op->cu->LaunchKernel(sum, (unsigned)((quads + 255) / 256 < most
-                                                  ? (quads + 255) / 256 : most),
-                              1, 1, 256, 1, 1, 0, (CUstream)stream, sargs, NULL);
+    rc = launch(op, sum, (unsigned)((quads + 255) / 256 < most
+                                        ? (quads + 255) / 256 : most),
+                1, 1, 256, 0, (CUstream)stream, sargs);
   }
   leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");

@@ -18,3 +18,21 @@ __device__ __forceinline__ void lb_cp_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+
+// Programmatic dependent launch (sm_90; lb_op_overlap).  Launched with it, a
+// kernel may start while the kernel before it on the stream still runs.
+// lb_wait_prior returns once that kernel has finished and its writes are
+// visible: before it, a kernel reads only what no kernel writes (packed
+// weights, scales, zeros) and writes nothing.  lb_let_next lets the kernel
+// after this one start (once every block of this one has said so or
+// ended).  Launched without it, or before sm_90, both do nothing.
+__device__ __forceinline__ void lb_wait_prior() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void lb_let_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}

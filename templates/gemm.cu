@@ -275,6 +275,7 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     float *__restrict__ ws) {
   extern __shared__ __align__(16) char lb_smem[];
+  lb_let_next();   // the next kernel may start (templates/common.cu)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
   // taking alternate code rows of each sub-stage (more warps on the same
@@ -331,6 +332,9 @@ __device__ __forceinline__ void lb_gemm_body(
   const int s0 = (int)((long long)blockIdx.z * LB_NSS / gridDim.z);
   const int ns = (int)((long long)(blockIdx.z + 1) * LB_NSS / gridDim.z) - s0;
   const int rot = (int)((long long)blockIdx.x * ns / gridDim.x);
+  // Every sub-stage copies x with the weights: nothing more is read
+  // before the previous kernel is done (lb_op_overlap).
+  lb_wait_prior();
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
   for (int s = 0; s < LB_STAGES - 1; s++) {
@@ -455,6 +459,8 @@ __device__ __forceinline__ void lb_gemm_sum_body(const float *__restrict__ ws,
                                                  int splits) {
   constexpr int V = LB_N % 4 == 0 ? 4 : 1;
   struct __align__(4 * V) lb_fv { float v[V]; };
+  lb_let_next();
+  lb_wait_prior();   // ws is the GEMM's, just before
   const long long total = (long long)m * LB_N;
   for (long long e = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * V; e < total;
        e += (long long)gridDim.x * blockDim.x * V) {

@@ -281,6 +281,7 @@ int main(int argc, char **argv) {
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
   refused(lb_op_run(NULL, 1, codes, &w, codes, NULL), LB_EARG, "lb_op_run", "NULL op");
   refused(lb_op_info(NULL, &info), LB_EARG, "lb_op_info", "NULL op");
+  refused(lb_op_overlap(NULL, 1), LB_EARG, "lb_op_overlap", "NULL op");
   {
     size_t wsb = 1;
     refused(lb_op_workspace(NULL, 16, &wsb), LB_EARG, "lb_op_workspace",

@@ -118,6 +118,7 @@ _proto("lb_op_create", c_int, _R, _R, c_int, c_int, POINTER(_R))
 _proto("lb_op_destroy", None, _R)
 _proto("lb_op_info", c_int, _R, POINTER(CompileInfo))
 _proto("lb_op_prepare", c_int, _R, c_int, c_int)
+_proto("lb_op_overlap", c_int, _R, c_int)
 _proto("lb_op_run", c_int, _R, c_int, c_void_p, POINTER(Weights), c_void_p,
        c_void_p)
 _proto("lb_op_workspace", c_int, _R, c_int, POINTER(c_size_t))

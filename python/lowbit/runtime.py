@@ -64,6 +64,15 @@ class Op:
         CUDA graph or serving)."""
         check(_lib.lib.lb_op_prepare(self._h, int(m_lo), int(m_hi)))
 
+    def overlap(self, on=True):
+        """Lets this op's kernels start while the kernel before them on the
+        stream ends (lb_op_overlap: programmatic dependent launch, sm_90+).
+        The promise: its packed weights, scales and zeros are not written by
+        the kernel just before it on the stream.  The op is shared by every
+        user of (recipe, N, K) in the process.  LowbitError (LB_EUNSUP)
+        before sm_90."""
+        check(_lib.lib.lb_op_overlap(self._h, 1 if on else 0))
+
     def workspace(self, m):
         """Bytes of split-K work space that run() can use for m rows (0: the
         plan for m never splits K; lb_op_workspace)."""

@@ -212,6 +212,105 @@ done:
   return err;
 }
 
+/* lb_op_overlap: three runs back to back on one stream, each started
+** before the one ahead ends (programmatic dependent launch), each reading
+** what the one before wrote and overwriting what it read: x = A -> B,
+** B -> A, A -> C (n = k; the recipe's output type is its activation
+** type).  Each output is checked against the float64 reference of the
+** input it should have read, copied back from the GPU; with split K the
+** runs share one work space, which each writes while the one before may
+** still read it.  A kernel that read x, or wrote y or the work space,
+** before the previous kernel ended would fail these checks. */
+static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
+                         uint64_t seed, cudaStream_t stream) {
+  lb_case c;
+  lb_op *op = NULL;
+  lb_weights w;
+  void *d[3] = {NULL, NULL, NULL}, *ws = NULL;
+  unsigned char *h[3] = {NULL, NULL, NULL};
+  double *y64 = NULL, *mag64 = NULL;
+  size_t bytes = 0;
+  const int in[3] = {0, 1, 0}, out[3] = {1, 0, 2};
+  char what[96];
+  int i, ok = 1;
+  lb_status st;
+  memset(&w, 0, sizeof w);
+  if (r->out != r->act) {
+    printf("  overlap: not checked (output type is not the activation "
+           "type, so runs do not chain)\n");
+    return;
+  }
+  if (!lb_case_make(&c, r, m, n, n, seed)) {
+    GCHECK(0, "lb_case_make: %s", lb_errmsg());
+    return;
+  }
+  if (lb_op_create(ctx, r, n, n, &op) != LB_OK) {
+    GCHECK(0, "overlap: lb_op_create: %s", lb_errmsg());
+    goto done;
+  }
+  if ((st = lb_op_overlap(op, 1)) == LB_EUNSUP) {
+    printf("  overlap: not checked (%s)\n", lb_errmsg());
+    goto done;
+  }
+  GCHECK(st == LB_OK, "lb_op_overlap: %s", lb_errmsg());
+  GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
+         lb_errmsg());
+  w.packed = upload(c.packed, c.packed_bytes);
+  w.scales = upload(c.scales, c.scale_bytes);
+  w.zeros = upload(c.zeros, c.zero_bytes);
+  w.bias = upload(c.bias, c.bias_bytes);
+  y64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
+  mag64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
+  for (i = 0; i < 3; i++) {
+    h[i] = malloc(c.y_bytes + GUARD);
+    if (cudaMalloc(&d[i], c.y_bytes + GUARD) != cudaSuccess) d[i] = NULL;
+    ok &= h[i] != NULL && d[i] != NULL &&
+          cudaMemset(d[i], 0xff, c.y_bytes + GUARD) == cudaSuccess;
+  }
+  if (bytes && cudaMalloc(&ws, bytes) != cudaSuccess) ws = NULL;
+  if (!ok || !y64 || !mag64 || !w.packed || !w.scales || (bytes && !ws)) {
+    GCHECK(0, "overlap: allocation failed");
+    goto done;
+  }
+  cudaMemcpy(d[0], c.x, c.x_bytes, cudaMemcpyHostToDevice);
+  memcpy(h[2], c.x, c.x_bytes);   /* the first run's input */
+  cudaDeviceSynchronize();
+  for (i = 0; i < 3; i++)
+    GCHECK(lb_op_run_ws(op, m, d[in[i]], &w, d[out[i]], ws, bytes, stream) ==
+               LB_OK, "overlap: run %d: %s", i, lb_errmsg());
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "overlap: kernel failed: %s",
+           cudaGetErrorString(cudaGetLastError()));
+    goto done;
+  }
+  /* each run's output, checked against the reference of the input it
+  ** should have read: the first input, then each output in turn */
+  memcpy(c.x, h[2], c.x_bytes);
+  for (i = 0; i < 3; i++) {
+    double err = 0, rel = 0;
+    snprintf(what, sizeof what, "overlap run %d m=%d n=k=%d", i, m, n);
+    lb_case_reference(&c, y64, mag64);
+    if (!check_y(&c, d[out[i]], h[1], y64, mag64, what, &err, &rel)) break;
+    memcpy(c.x, h[1], c.x_bytes);   /* the next run's input */
+  }
+  printf("  overlap: m=%d n=k=%d, three runs chained%s\n", m, n,
+         bytes ? ", sharing a work space" : "");
+done:
+  lb_op_destroy(op);
+  cudaFree((void *)w.packed);
+  cudaFree((void *)w.scales);
+  cudaFree((void *)w.zeros);
+  cudaFree((void *)w.bias);
+  for (i = 0; i < 3; i++) {
+    cudaFree(d[i]);
+    free(h[i]);
+  }
+  cudaFree(ws);
+  free(y64);
+  free(mag64);
+  lb_case_free(&c);
+}
+
 /* Argument errors on a real op: each must be refused, none may launch. */
 static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   lb_op *op = NULL;
@@ -312,6 +411,8 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
     GCHECK(splits_run > 0, "no GEMM case split K");
     splits_run = 0;
   }
+  overlap_case(ctx, r, 5, 1024, seed++, stream);
+  overlap_case(ctx, r, 40, 1024, seed++, stream);
   t = checks;
   bad_args(ctx, r);
   printf("  %d argument checks\n", checks - t);
