@@ -275,7 +275,6 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     float *__restrict__ ws) {
   extern __shared__ __align__(16) char lb_smem[];
-  lb_let_next();   // the next kernel may start (templates/common.cu)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
   // taking alternate code rows of each sub-stage (more warps on the same
@@ -333,7 +332,12 @@ __device__ __forceinline__ void lb_gemm_body(
   const int ns = (int)((long long)(blockIdx.z + 1) * LB_NSS / gridDim.z) - s0;
   const int rot = (int)((long long)blockIdx.x * ns / gridDim.x);
   // Every sub-stage copies x with the weights: nothing more is read
-  // before the previous kernel is done (lb_op_overlap).
+  // before the previous kernel is done (lb_op_overlap).  The GEMM does not
+  // let the next kernel start early (lb_let_next), unlike the GEMV: its
+  // grids run several waves, and measured on an H100 (bench/model.py,
+  // M = 16) the next kernel's early blocks cost 21% where the GEMM said so
+  // at its start; saying nothing (the next starts as this one's blocks
+  // end) costs nothing.
   lb_wait_prior();
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
