@@ -176,8 +176,8 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "extern \"C\" __global__ void __launch_bounds__(LB_WARPS * 32, %d)%s\n"
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
-      "        const lb_out_t *bias, lb_out_t *y, int m) {\n"
-      "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m);\n}\n",
+      "        const lb_out_t *bias, lb_out_t *y, int m, int early) {\n"
+      "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
       xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
       xs ? LB_KERNEL_XS : LB_KERNEL, cfg->split, cfg->stages,
       xs ? "true" : "false");

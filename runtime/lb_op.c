@@ -510,6 +510,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   CUfunction fn, sum = NULL;
   unsigned gx, gy, gz = 1, threads, smem;
   float *wsp = NULL;
+  int early = op ? op->overlap : 0;   /* the GEMV: launched with PDL */
   CUresult rc;
   lb_status st;
   scope s;
@@ -553,7 +554,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
-  args[7] = &wsp;
+  args[7] = &wsp;    /* the GEMV's last argument is early (below) */
   /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
   ** its first run), else the GEMV, with x in shared memory where its m
   ** rows fit. */
@@ -577,6 +578,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     smem = bk->smem;
   } else {
     fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
+    args[7] = &early;
     gx = op->blocks;
     gy = 1;
     threads = (unsigned)cfg->warps * 32;

@@ -304,12 +304,14 @@ template <int SPLIT, int STAGES, bool XS>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
-    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m) {
+    const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
+    int early) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
   __shared__ float red[LB_WARPS][4][32];
   extern __shared__ __align__(16) lb_u4 lb_smem[];
 
   lb_let_next();   // the next kernel may start its weights' copies
+                   // (where it was launched to: lb_op_overlap)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int grp = warp / SPLIT, part = warp % SPLIT;
   // A cluster's blocks share the channel groups of block cb and split K:
@@ -343,8 +345,10 @@ __device__ __forceinline__ void lb_gemv(
 
   // Shared memory past the rings: the block's scales and zeros (SRES)
   // and all of x (XS), copied once, so that no load of either waits on
-  // memory inside the loop.  The scales' group is committed before the
-  // ring's, x's after it (below).
+  // memory inside the loop.  Their group is committed before the ring's.
+  // Launched early (`early`: lb_op_overlap), the block may start before
+  // the kernel that writes x has finished: x's copy then comes after the
+  // ring's first tiles and the wait for that kernel (below).
   constexpr bool SRES = LB_SRES;
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
@@ -358,6 +362,9 @@ __device__ __forceinline__ void lb_gemv(
       lb_cp_rows<ngroups * (int)sizeof(lb_zero_t), LB_SROWB>(
           sres + SREG, (const char *)(zr + brow0 * ngroups), brows);
   }
+  if (XS && !early)
+    lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
+        xres, (const char *)x, m);
   lb_cp_commit();
   // Rows past n read rows nobody copied: their results are never stored.
   const lb_scale_t *srow[2];
@@ -414,17 +421,21 @@ __device__ __forceinline__ void lb_gemv(
   }
   const lb_act_t *xt = xr + first * LB_TILE;
   int left = LB_K - first * LB_TILE;   // k-values from this tile to the end
-  // Weights and scales are on their way; x is the previous kernel's
-  // output (lb_op_overlap), and is read only once that kernel is done.
-  // Its copy is the last group: the wait below takes every group.
-  lb_wait_prior();
-  if (XS) {
-    lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
-        xres, (const char *)x, m);
-    lb_cp_commit();
+  // Launched early, weights and scales are now on their way; x is read
+  // only once the kernel before has finished.  Its copy is then the last
+  // group, and the wait below takes every group (a plain launch waits
+  // only for the first, which holds x: waiting for all of the ring's
+  // tiles too cost 0.5 us at M = 1).
+  if (early) {
+    lb_wait_prior();
+    if (XS) {
+      lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
+          xres, (const char *)x, m);
+      lb_cp_commit();
+    }
   }
   if (SRES || XS) {      // the block's copies have landed, for all
-    if (XS)
+    if (XS && early)
       lb_cp_wait<0>();
     else
       lb_cp_wait<STAGES>();
