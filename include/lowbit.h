@@ -192,10 +192,12 @@ LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
 ** (and the work space) only after that kernel has finished.  This hides
 ** much of each kernel's start (launch, first tiles) when layers run back
 ** to back.  The promise the caller makes: w->packed, w->scales and
-** w->zeros are not written by the kernel just before on the stream (as
-** with a model's weights).  Off by default; LB_EUNSUP, op unchanged,
-** before sm_90 or with a driver without cuLaunchKernelEx.  Call it before
-** the runs that use it, not during them. */
+** w->zeros are complete before the stream's run of overlapping kernels
+** begins, since a kernel of it may read them while earlier ones still
+** run (write or convert the weights, synchronize, then run: as in
+** inference).  Off by default; LB_EUNSUP, op unchanged, before sm_90 or
+** with a driver without cuLaunchKernelEx.  Call it before the runs that
+** use it, not during them. */
 LB_API lb_status lb_op_overlap(lb_op *op, int on);
 /* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
 LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);

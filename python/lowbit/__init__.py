@@ -2,7 +2,7 @@
 
 Torch-free: Recipe, generate, compile_offline, sizes, pack, unpack, and the
 runtime (Context, Op) on raw device pointers.  With PyTorch: Linear,
-quantize_ and the torch.library op lowbit::linear, imported on first use,
+quantize_, overlap_ and the torch.library op lowbit::linear, imported on first use,
 so `import lowbit` never imports torch.
 """
 import importlib
@@ -19,12 +19,14 @@ __version__ = _lib.lib.lb_version().decode()
 __all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
            "generate", "describe_kernel", "Kernel", "compile_offline",
            "Compiled", "sizes", "Sizes", "pack",
-           "unpack", "library_path", "Linear", "quantize_", "convert"]
+           "unpack", "library_path", "Linear", "quantize_", "overlap_",
+           "convert"]
 
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
     "Linear": (".nn", "Linear"),
     "quantize_": (".nn", "quantize_"),
+    "overlap_": (".nn", "overlap_"),
     "nn": (".nn", None),
     "ops": (".ops", None),
     "quant": (".quant", None),

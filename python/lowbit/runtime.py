@@ -67,10 +67,10 @@ class Op:
     def overlap(self, on=True):
         """Lets this op's kernels start while the kernel before them on the
         stream ends (lb_op_overlap: programmatic dependent launch, sm_90+).
-        The promise: its packed weights, scales and zeros are not written by
-        the kernel just before it on the stream.  The op is shared by every
-        user of (recipe, N, K) in the process.  LowbitError (LB_EUNSUP)
-        before sm_90."""
+        The promise: its packed weights, scales and zeros are complete
+        before the stream's run of overlapping kernels begins (write them,
+        synchronize, then run).  The op is shared by every user of (recipe,
+        N, K) in the process.  LowbitError (LB_EUNSUP) before sm_90."""
         check(_lib.lib.lb_op_overlap(self._h, 1 if on else 0))
 
     def workspace(self, m):

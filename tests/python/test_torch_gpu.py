@@ -143,3 +143,39 @@ def test_refusals():
     if torch.cuda.device_count() > 1:
         with pytest.raises(ValueError, match="on cuda:0, x on cuda:1"):
             q(torch.randn(2, K, device="cuda:1", dtype=dt))
+
+
+def test_overlap():
+    """overlap_ (programmatic dependent launch): three layers chained, each
+    reading the one before's output, give the same bits with it as without,
+    eagerly and replayed in a CUDA graph; the GEMV (1, 8 rows) and the GEMM
+    with split-K (40 rows)."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        with pytest.raises(lowbit.LowbitError):
+            lowbit.overlap_(lowbit.Linear("a16w4_g128", K, N, device="cuda"))
+        pytest.skip("programmatic dependent launch needs sm_90")
+    torch.manual_seed(5)
+    model = lowbit.quantize_(torch.nn.Sequential(
+        torch.nn.Linear(K, K, bias=False), torch.nn.Linear(K, K, bias=False),
+        torch.nn.Linear(K, N, bias=False)), "a16w4_g128").cuda()
+    torch.cuda.synchronize()
+    try:
+        for m in (1, 8, 40):
+            x = torch.randn(m, K, device="cuda", dtype=torch.float16)
+            lowbit.overlap_(model, False)
+            want = model(x)
+            lowbit.overlap_(model)
+            assert torch.equal(model(x), want)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                y = model(x)
+            for seed in range(3):
+                torch.manual_seed(seed)
+                x.copy_(torch.randn(m, K, device="cuda", dtype=torch.float16))
+                lowbit.overlap_(model, False)
+                want = model(x)
+                graph.replay()
+                torch.cuda.synchronize()
+                assert torch.equal(y, want), f"m={m}: graph replay differs"
+    finally:
+        lowbit.overlap_(model, False)
