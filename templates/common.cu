@@ -10,6 +10,22 @@ __device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
 }
+// The same for bytes read once (packed weights): an L2 policy that makes
+// them the first lines to go (lb_read_once), so that they do not push out
+// what is in L2 already.  Dirty lines above all: evicting them writes them
+// back to memory, which shares the bandwidth the weights stream on.
+__device__ __forceinline__ unsigned long long lb_read_once() {
+  unsigned long long pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;"
+               : "=l"(pol));
+  return pol;
+}
+__device__ __forceinline__ void lb_cp16_once(void *smem, const void *gmem,
+                                             unsigned long long pol) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"
+               ::"r"(s), "l"(gmem), "l"(pol));
+}
 __device__ __forceinline__ void lb_cp_commit() {
   asm volatile("cp.async.commit_group;");
 }

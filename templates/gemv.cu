@@ -112,14 +112,16 @@ constexpr int LB_LASTW =
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               const unsigned *const (&src)[4],
                                               unsigned off, int lane,
-                                              bool last) {
+                                              bool last,
+                                              unsigned long long pol) {
   lb_u4 *dst = ring + stage * LB_CHUNKS + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++)
       if (q < LB_LASTW || !last)
-        lb_cp16(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32);
+        lb_cp16_once(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32,
+                     pol);
 }
 
 // Where scales and zeros come from when they are not resident in shared
@@ -342,6 +344,7 @@ __device__ __forceinline__ void lb_gemv(
                     : wq + min(row0 + 4 * j + (lane >> 3), LB_N - 1) * roww +
                           4 * (lane & 7);
   lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
+  const unsigned long long once = lb_read_once();   // the weights' L2 policy
 
   // Shared memory past the rings: the block's scales and zeros (SRES)
   // and all of x (XS), copied once, so that no load of either waits on
@@ -415,7 +418,7 @@ __device__ __forceinline__ void lb_gemv(
   for (int st = 0; st < STAGES; st++) {
     if (first + st * STEP < tiles)
       lb_issue_tile(ring, st, csrc, ahead_off, lane,
-                    first + st * STEP == tiles - 1);
+                    first + st * STEP == tiles - 1, once);
     lb_cp_commit();
     ahead_off += WSTEP;
   }
@@ -458,7 +461,8 @@ __device__ __forceinline__ void lb_gemv(
     __syncwarp();
     const int ahead = tile + STAGES * STEP;
     if (ahead < tiles)
-      lb_issue_tile(ring, stage, csrc, ahead_off, lane, ahead == tiles - 1);
+      lb_issue_tile(ring, stage, csrc, ahead_off, lane, ahead == tiles - 1,
+                    once);
     lb_cp_commit();
     ahead_off += WSTEP;
     stage = stage + 1 == STAGES ? 0 : stage + 1;
