@@ -179,7 +179,7 @@ def overlap_(model, on=True):
     lowbit.Linear) start while the kernel before them on the stream ends
     (lb_op_overlap: programmatic dependent launch, sm_90 and newer).  Each
     fetches its weights while the layer before finishes and reads x after;
-    on an H100 this took 8 to 10% off a Llama-3-8B decode step's linear
+    on an H100 this took 10 to 11% off a Llama-3-8B decode step's linear
     layers at M = 1..8 (bench/model.py).  The promise: the layers' packed,
     scales and zeros are complete before the stream's run of overlapping
     kernels begins (load or convert weights, synchronize, then run, as in
