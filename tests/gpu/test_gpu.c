@@ -35,6 +35,24 @@ static void *upload(const void *h, size_t bytes) {
   return d;
 }
 
+/* A case's packed weights, scales, zeros and bias on the device (each
+** NULL where the case has none or the copy failed). */
+static lb_weights upload_weights(const lb_case *c) {
+  lb_weights w;
+  w.packed = upload(c->packed, c->packed_bytes);
+  w.scales = upload(c->scales, c->scale_bytes);
+  w.zeros = upload(c->zeros, c->zero_bytes);
+  w.bias = upload(c->bias, c->bias_bytes);
+  return w;
+}
+
+static void free_weights(lb_weights *w) {
+  cudaFree((void *)w->packed);
+  cudaFree((void *)w->scales);
+  cudaFree((void *)w->zeros);
+  cudaFree((void *)w->bias);
+}
+
 static int splits_run;   /* GEMM cases that split K */
 
 /* Copies y back and checks it against the reference: all written, finite,
@@ -164,10 +182,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   hy = malloc(c.y_bytes + GUARD);
   if (!y64 || !mag64 || !hy) goto done;
   lb_case_reference(&c, y64, mag64);
-  w.packed = upload(c.packed, c.packed_bytes);
-  w.scales = upload(c.scales, c.scale_bytes);
-  w.zeros = upload(c.zeros, c.zero_bytes);
-  w.bias = upload(c.bias, c.bias_bytes);
+  w = upload_weights(&c);
   dx = upload(c.x, c.x_bytes);
   if (cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess) dy = NULL;
   if (!w.packed || !w.scales || !dx || !dy) {
@@ -199,10 +214,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
   lb_op_destroy(op);
-  cudaFree((void *)w.packed);
-  cudaFree((void *)w.scales);
-  cudaFree((void *)w.zeros);
-  cudaFree((void *)w.bias);
+  free_weights(&w);
   cudaFree(dx);
   cudaFree(dy);
   free(y64);
@@ -260,10 +272,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   GCHECK(st == LB_OK, "lb_op_overlap: %s", lb_errmsg());
   GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
          lb_errmsg());
-  w.packed = upload(c.packed, c.packed_bytes);
-  w.scales = upload(c.scales, c.scale_bytes);
-  w.zeros = upload(c.zeros, c.zero_bytes);
-  w.bias = upload(c.bias, c.bias_bytes);
+  w = upload_weights(&c);
   y64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   mag64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   for (i = 0; i < 3; i++) {
@@ -302,10 +311,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
          bytes ? ", sharing a work space" : "");
 done:
   lb_op_destroy(op);
-  cudaFree((void *)w.packed);
-  cudaFree((void *)w.scales);
-  cudaFree((void *)w.zeros);
-  cudaFree((void *)w.bias);
+  free_weights(&w);
   for (i = 0; i < 3; i++) {
     cudaFree(d[i]);
     free(h[i]);
