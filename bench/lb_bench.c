@@ -2,10 +2,12 @@
 ** lb_bench.c: check and time lowbit kernels against cuBLAS on the GPU.
 */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -213,7 +215,27 @@ typedef struct env {
   row *rows;
   int nrows;
   uint64_t seed;
+  int progress;         /* stderr is a terminal: a status line */
+  int shape, shapes;    /* this (recipe, shape) of all of them, from 1 */
 } env;
+
+/* The status line of a long run, on a terminal only (piped or in a file,
+** stderr gets nothing): it says where the run is while a shape's
+** reference, compiles and timings take their seconds, and is cleared
+** before each result line. */
+static void status(const env *e, const char *fmt, ...) {
+  va_list ap;
+  if (!e->progress) return;
+  fprintf(stderr, "\r\033[K[%d/%d] ", e->shape, e->shapes);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fflush(stderr);
+}
+
+static void status_clear(const env *e) {
+  if (e->progress) fputs("\r\033[K", stderr);
+}
 
 static void *upload(const void *host, size_t bytes) {
   void *d = NULL;
@@ -241,7 +263,10 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   memset(&j, 0, sizeof j);
   for (i = 0; i < o->nm; i++)
     if (o->m[i] > maxm) maxm = o->m[i];
+  status(e, "%s %dx%d: data, float64 reference, compile", lb_recipe_name(r),
+         k, n);
   if (!lb_case_make(&c, r, maxm, n, k, e->seed++)) {
+    status_clear(e);
     fprintf(stderr, "%s %dx%d: %s\n", lb_recipe_name(r), k, n, lb_errmsg());
     return 0;
   }
@@ -278,10 +303,12 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   j.y = ybuf;
   if (!j.w.packed || !j.w.scales || (c.zero_bytes && !j.w.zeros) ||
       (c.bias_bytes && !j.w.bias) || !j.x || !j.wdense) {
+    status_clear(e);
     fprintf(stderr, "device allocation failed\n");
     goto fail;
   }
   if (lb_op_create(e->ctx, r, n, k, &op) != LB_OK) {
+    status_clear(e);
     fprintf(stderr, "%s: lb_op_create: %s\n", lb_recipe_name(r), lb_errmsg());
     goto fail;
   }
@@ -298,10 +325,12 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     size_t bad = 0;
     j.m = o->m[i];
     view.m = j.m < refm ? j.m : refm;   /* the rows checked */
+    status(e, "%s %dx%d m=%d: check and time", lb_recipe_name(r), k, n, j.m);
     /* the work space split K asks for (cuBLAS has its own) */
     cudaFree(j.ws);
     j.ws = NULL;
     if (lb_op_workspace(op, j.m, &j.wsb) != LB_OK) {
+      status_clear(e);
       fprintf(stderr, "lb_op_workspace: %s\n", lb_errmsg());
       goto fail;
     }
@@ -344,6 +373,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     rw->launch_us = host_launch_us(&j);
     rw->cache = info.cache;
     rw->regs = info.regs;
+    status_clear(e);
     printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
            "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
            "regs %d  launch %.2f us\n",
@@ -359,6 +389,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
 fail:
   ok = 0;
 done:
+  status_clear(e);
   cudaFree(j.ws);
   lb_op_destroy(op);
   cudaFree((void *)j.w.packed);
@@ -513,14 +544,17 @@ int lb_bench_run(const lb_bench_opts *o) {
          "(read + write); %d iterations, median, L2 flushed by a %s\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
          e.copy_bw / 1e9, o->iters, o->flush_write ? "write" : "read");
+  e.progress = isatty(STDERR_FILENO);
+  e.shapes = o->nrecipes * o->nshapes;
   for (i = 0; i < o->nrecipes; i++) {
     lb_recipe *r;
+    e.shape = i * o->nshapes + 1;
     if (lb_recipe_load(o->recipes[i], &r) != LB_OK) {
       fprintf(stderr, "%s\n", lb_errmsg());
       failed = 1;
       continue;
     }
-    for (s = 0; s < o->nshapes; s++)
+    for (s = 0; s < o->nshapes; s++, e.shape++)
       if (!bench_shape(&e, r, o->k[s], o->n[s])) failed = 1;
     lb_recipe_free(r);
   }
