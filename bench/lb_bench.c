@@ -123,7 +123,7 @@ static int run_cublas(void *p) {
   return st == CUBLAS_STATUS_SUCCESS;
 }
 
-/* Host time of one lb_op_run (the enqueue alone): the median of 200
+/* Host time of one lb_op_run_ws (the enqueue alone): the median of 200
 ** calls timed one by one, the stream drained every 8 so that a full
 ** launch queue never makes the host wait for the GPU. */
 static double host_launch_us(job *j) {
@@ -133,9 +133,7 @@ static double host_launch_us(job *j) {
     struct timespec a, b;
     if (i % 8 == 0) cudaDeviceSynchronize();
     clock_gettime(CLOCK_MONOTONIC, &a);
-    if (lb_op_run_ws(j->op, j->m, j->x, &j->w, j->y, j->ws, j->wsb, NULL) !=
-        LB_OK)
-      return -1;
+    if (!run_lowbit(j)) return -1;
     clock_gettime(CLOCK_MONOTONIC, &b);
     t[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 +
            (double)(b.tv_nsec - a.tv_nsec) * 1e-3;
@@ -216,7 +214,7 @@ typedef struct env {
   int nrows;
   uint64_t seed;
   int progress;         /* stderr is a terminal: a status line */
-  int shape, shapes;    /* this (recipe, shape) of all of them, from 1 */
+  int shape, shapes;    /* the (recipe, shape) being run of all, from 1 */
 } env;
 
 /* The status line of a long run, on a terminal only (piped or in a file,
@@ -548,14 +546,15 @@ int lb_bench_run(const lb_bench_opts *o) {
   e.shapes = o->nrecipes * o->nshapes;
   for (i = 0; i < o->nrecipes; i++) {
     lb_recipe *r;
-    e.shape = i * o->nshapes + 1;
     if (lb_recipe_load(o->recipes[i], &r) != LB_OK) {
       fprintf(stderr, "%s\n", lb_errmsg());
       failed = 1;
       continue;
     }
-    for (s = 0; s < o->nshapes; s++, e.shape++)
+    for (s = 0; s < o->nshapes; s++) {
+      e.shape = i * o->nshapes + s + 1;
       if (!bench_shape(&e, r, o->k[s], o->n[s])) failed = 1;
+    }
     lb_recipe_free(r);
   }
   if (o->outdir) write_results(&e);

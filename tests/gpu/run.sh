@@ -45,10 +45,11 @@ ctest_pid=$!
 "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
 gpu_pid=$!
 # The pairwise recipe sweep (every pair of recipe-language values), in
-# four shares.
+# shares.
+shares=4
 sweep_pids=()
-for p in 0 1 2 3; do
-  "$build/tests/test_gpu" --sweep $p/4 >"$out/gpu-sweep.$p.log" 2>&1 &
+for ((p = 0; p < shares; p++)); do
+  "$build/tests/test_gpu" --sweep $p/$shares >"$out/gpu-sweep.$p.log" 2>&1 &
   sweep_pids+=($!)
 done
 # Stress recipes, one warp over all of K (the fold's precision).
@@ -73,8 +74,10 @@ gpu_rc=0
 wait $gpu_pid || gpu_rc=1
 for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
 wait $stress_pid || gpu_rc=1
-cat "$out"/gpu-sweep.[0-3].log >"$out/gpu-sweep.log"
-rm -f "$out"/gpu-sweep.[0-3].log
+for ((p = 0; p < shares; p++)); do
+  cat "$out/gpu-sweep.$p.log"
+  rm -f "$out/gpu-sweep.$p.log"
+done >"$out/gpu-sweep.log"
 total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
   END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
   "$out/gpu-sweep.log")
@@ -89,17 +92,19 @@ lap "tests (side by side)"
 # (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
 # rows, M = 40: cross-word 3-bit codes with K split 4 ways).
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-# One tool over every case; the four tools run side by side.
+tools=(memcheck racecheck synccheck initcheck)
+cases=("$root/bench/recipes/a16w7_g32.lua 8 48 8192"
+       "$root/recipes/a16w4_g128.lua 3 4112 4096"
+       "$root/recipes/a16w3_g128.lua 1 4096 4096"
+       "$root/recipes/a16w4_g128.lua 100 300 1024"
+       "$root/recipes/a16w1_g64.lua 16 4112 512"
+       "$root/recipes/a16w3_g128.lua 40 1000 4096")
+# One tool over every case; the tools run side by side.
 san_tool() {
   local tool=$1 c rc line log="$out/san.$1.log"
   : >"$log"
   : >"$out/san.$tool.summary"
-  for c in "$root/bench/recipes/a16w7_g32.lua 8 48 8192" \
-           "$root/recipes/a16w4_g128.lua 3 4112 4096" \
-           "$root/recipes/a16w3_g128.lua 1 4096 4096" \
-           "$root/recipes/a16w4_g128.lua 100 300 1024" \
-           "$root/recipes/a16w1_g64.lua 16 4112 512" \
-           "$root/recipes/a16w3_g128.lua 40 1000 4096"; do
+  for c in "${cases[@]}"; do
     # shellcheck disable=SC2086
     timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
       --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$log.tmp" 2>&1
@@ -112,19 +117,23 @@ san_tool() {
   rm -f "$log.tmp"
 }
 san_pids=()
-for tool in memcheck racecheck synccheck initcheck; do
-  san_tool $tool &
+for tool in "${tools[@]}"; do
+  san_tool "$tool" &
   san_pids+=($!)
 done
 for p in "${san_pids[@]}"; do wait "$p"; done
-cat "$out"/san.{memcheck,racecheck,synccheck,initcheck}.log >"$out/sanitizer.log"
-cat "$out"/san.{memcheck,racecheck,synccheck,initcheck}.summary \
-  >"$out/sanitizer-summary.txt"
-rm -f "$out"/san.*.log "$out"/san.*.summary
-# every case must end with exit 0 (no report) and say so
+: >"$out/sanitizer.log"
+: >"$out/sanitizer-summary.txt"
+for tool in "${tools[@]}"; do
+  cat "$out/san.$tool.log" >>"$out/sanitizer.log"
+  cat "$out/san.$tool.summary" >>"$out/sanitizer-summary.txt"
+  rm -f "$out/san.$tool.log" "$out/san.$tool.summary"
+done
+# every case of every tool must end with exit 0 (no report) and say so
 san_rc=0
 grep -vq "(exit 0)$" "$out/sanitizer-summary.txt" && san_rc=1
-[ "$(grep -c "(exit 0)$" "$out/sanitizer-summary.txt")" -eq 24 ] || san_rc=1
+[ "$(grep -c "(exit 0)$" "$out/sanitizer-summary.txt")" -eq \
+  $((${#tools[@]} * ${#cases[@]})) ] || san_rc=1
 lap "sanitizer"
 # shellcheck disable=SC2086
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1

@@ -239,7 +239,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   lb_op *op = NULL;
   lb_weights w;
   void *d[3] = {NULL, NULL, NULL}, *ws = NULL;
-  unsigned char *h[3] = {NULL, NULL, NULL};
+  unsigned char *hy = NULL, *x0 = NULL;   /* y copied back; the first x */
   double *y64 = NULL, *mag64 = NULL;
   size_t bytes = 0;
   const int in[3] = {0, 1, 0}, out[3] = {1, 0, 2};
@@ -275,19 +275,21 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   w = upload_weights(&c);
   y64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   mag64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
+  hy = malloc(c.y_bytes + GUARD);
+  x0 = malloc(c.x_bytes);
   for (i = 0; i < 3; i++) {
-    h[i] = malloc(c.y_bytes + GUARD);
     if (cudaMalloc(&d[i], c.y_bytes + GUARD) != cudaSuccess) d[i] = NULL;
-    ok &= h[i] != NULL && d[i] != NULL &&
+    ok &= d[i] != NULL &&
           cudaMemset(d[i], 0xff, c.y_bytes + GUARD) == cudaSuccess;
   }
   if (bytes && cudaMalloc(&ws, bytes) != cudaSuccess) ws = NULL;
-  if (!ok || !y64 || !mag64 || !w.packed || !w.scales || (bytes && !ws)) {
+  if (!ok || !hy || !x0 || !y64 || !mag64 || !w.packed || !w.scales ||
+      (bytes && !ws)) {
     GCHECK(0, "overlap: allocation failed");
     goto done;
   }
   cudaMemcpy(d[0], c.x, c.x_bytes, cudaMemcpyHostToDevice);
-  memcpy(h[2], c.x, c.x_bytes);   /* the first run's input */
+  memcpy(x0, c.x, c.x_bytes);   /* the first run's input */
   cudaDeviceSynchronize();
   for (i = 0; i < 3; i++)
     GCHECK(lb_op_run_ws(op, m, d[in[i]], &w, d[out[i]], ws, bytes, stream) ==
@@ -299,23 +301,22 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   }
   /* each run's output, checked against the reference of the input it
   ** should have read: the first input, then each output in turn */
-  memcpy(c.x, h[2], c.x_bytes);
+  memcpy(c.x, x0, c.x_bytes);
   for (i = 0; i < 3; i++) {
     double err = 0, rel = 0;
     snprintf(what, sizeof what, "overlap run %d m=%d n=k=%d", i, m, n);
     lb_case_reference(&c, y64, mag64);
-    if (!check_y(&c, d[out[i]], h[1], y64, mag64, what, &err, &rel)) break;
-    memcpy(c.x, h[1], c.x_bytes);   /* the next run's input */
+    if (!check_y(&c, d[out[i]], hy, y64, mag64, what, &err, &rel)) break;
+    memcpy(c.x, hy, c.x_bytes);   /* the next run's input */
   }
   printf("  overlap: m=%d n=k=%d, three runs chained%s\n", m, n,
          bytes ? ", sharing a work space" : "");
 done:
   lb_op_destroy(op);
   free_weights(&w);
-  for (i = 0; i < 3; i++) {
-    cudaFree(d[i]);
-    free(h[i]);
-  }
+  for (i = 0; i < 3; i++) cudaFree(d[i]);
+  free(hy);
+  free(x0);
   cudaFree(ws);
   free(y64);
   free(mag64);
@@ -531,12 +532,12 @@ int main(int argc, char **argv) {
   char *names[256];
   const char *names_first;
   int part = 0, parts = 1;
-  if (argc == 3 && strcmp(argv[1], "--sweep") == 0 &&
-      (sscanf(argv[2], "%d/%d", &part, &parts) != 2 || parts < 1 ||
-       parts > 64 || part < 0 || part >= parts))
-    argc = 0;
-  if (argc != 2 && !(argc == 3 && strcmp(argv[1], "--sweep") == 0) &&
-      !(argc == 6 && strcmp(argv[1], "--case") == 0)) {
+  const int share = argc == 3 && strcmp(argv[1], "--sweep") == 0;
+  if (share && (sscanf(argv[2], "%d/%d", &part, &parts) != 2 || parts < 1 ||
+                parts > 64 || part < 0 || part >= parts))
+    part = -1;   /* not a share */
+  if (part < 0 || (argc != 2 && !share &&
+                   !(argc == 6 && strcmp(argv[1], "--case") == 0))) {
     fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep [PART/PARTS] | "
                     "--case RECIPE M N K\n");
     return 2;
