@@ -44,12 +44,13 @@ static int words_max(const lb_layout *lay, int r) {
 ** what it was made with. */
 static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
   size_t n = strlen(key);
+  const int any = !strcmp(key, "st");   /* stages need not be a power of 2 */
   while (e && *e) {
     if (!strncmp(e, key, n) && e[n] == '=') {
       char *end;
       long x = strtol(e + n + 1, &end, 10);
       if (end != e + n + 1 && (*end == ',' || *end == '\0') && x >= lo &&
-          x <= hi && !(x & (x - 1)))
+          x <= hi && (any || !(x & (x - 1))))
         return (int)x;
     }
     e += strcspn(e, ",");
@@ -58,11 +59,15 @@ static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
   return v;
 }
 
-static void plan(const lb_format *f, int n, int k, int bucket,
+/* The plan for one kind of part: hi, the 160 KB ones (lb_gemm_hi), else
+** the 99 KB ones.  The two differ only in the pipeline's shape (code rows
+** a sub-stage, stages, resident scales); the tile and the warps are the
+** same. */
+static void plan(const lb_format *f, int n, int k, int bucket, int hi,
                  lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   const char *tune = getenv("LOWBIT_GEMM");
-  int mj, span;
+  int mj, span, r0;
   memset(c, 0, sizeof *c);
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   /* Measured on an H100 (a16w4 8192 x 8192, LOWBIT_GEMM): 33..64 rows,
@@ -94,9 +99,10 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
-  c->r = c->bm <= 64 ? 8 : 2;
+  c->r = c->bm <= 64 ? 8 : hi && bucket == 3 ? 4 : 2;
   c->r = gemm_tune(tune, "r", 1, 32, c->r);
   if (c->r > lay->codes) c->r = lay->codes;
+  r0 = c->r;   /* before the budget cuts it */
   /* Scales and zeros resident in shared memory where a block's rows are
   ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
   ** global memory instead, every short sub-stage waits on that load
@@ -117,15 +123,16 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   ** scales go back to global memory, then the block takes fewer channels
   ** (found by test_plan: 7-bit codes at 257+ rows had no plan). */
   for (;;) {
+    int st_hi, st_lo;
     c->ws = words_max(lay, c->r);
     c->stage = c->bn * (c->ws * 8 + 1) * 16 +
                c->bm * (64 * c->r + (c->r >= 2 ? 64 : 0));
-    c->stages_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
-    c->stages_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
-    if (c->stages_hi >= 3 && c->stages_lo >= 2) break;
+    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
+    st_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
+    if (st_hi >= 3 && st_lo >= 2) break;
     if (c->r > 1) {
       c->r /= 2;
-    } else if (c->stages_lo >= 2) {
+    } else if (st_lo >= 2) {
       break;
     } else if (c->sres) {
       c->sres = c->srowb = 0;
@@ -136,11 +143,25 @@ static void plan(const lb_format *f, int n, int k, int bucket,
       break;   /* lb_gen_gemm reports it */
     }
   }
+  /* On a 160 KB part, 65..256 rows: four code rows a sub-stage where the
+  ** 99 KB parts' limit cut them to fewer and two stages fit (measured on
+  ** an H100, a16w4 8192 x 8192, M = 128: 2 code rows and 4 stages 123.0
+  ** us, 4 rows and 2 stages 97.5).  Not past 256 rows: at 4 rows the
+  ** 128 x 128 tiles spill on sm_80. */
+  if (hi && bucket == 3 && c->r < 4 && r0 >= 4 && lay->codes >= 4) {
+    int ws = words_max(lay, 4);
+    int stage = c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * 4 + 64);
+    if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
+      c->r = 4;
+      c->ws = ws;
+      c->stage = stage;
+    }
+  }
+  c->stages = ((hi ? LB_SMEM_HI_KB : LB_SMEM_LO_KB) * 1024 - c->sres) / c->stage;
   if (c->warps_k > c->r) c->warps_k = c->r;
   {
     int cap = gemm_tune(tune, "st", 2, 16, 4);
-    if (c->stages_hi > cap) c->stages_hi = cap;
-    if (c->stages_lo > cap) c->stages_lo = cap;
+    if (c->stages > cap) c->stages = cap;
   }
   /* scale groups a sub-stage meets */
   span = 32 * c->r;
@@ -151,46 +172,72 @@ static void plan(const lb_format *f, int n, int k, int bucket,
   c->gridn = (n + c->bn - 1) / c->bn;
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
-  c->smem_hi = c->stages_hi * c->stage + c->sres;
-  c->smem_lo = c->stages_lo * c->stage + c->sres;
+  c->smem = c->stages * c->stage + c->sres;
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans. */
 static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                          int sms, const char *fn, lb_format *f,
-                         lb_gemm_cfg *c) {
+                         lb_gemm_plans *p) {
   lb_status st;
   if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
-  plan(f, n, k, bucket, c);
-  if (c->stages_lo < 2)
+  plan(f, n, k, bucket, 1, &p->hi);
+  plan(f, n, k, bucket, 0, &p->lo);
+  if (p->lo.stages < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
                    "leaves no two-stage pipeline within %d KB", fn, r->name,
-                   n, c->stage, LB_SMEM_LO_KB);
+                   n, p->lo.stage, LB_SMEM_LO_KB);
   return LB_OK;
 }
 
 lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
-                       lb_gemm_cfg *cfg) {
+                       lb_gemm_plans *plans) {
   lb_format f;
-  if (r == NULL || cfg == NULL)
+  if (r == NULL || plans == NULL)
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
-  return prepare(r, n, k, bucket, sms, "lb_describe", &f, cfg);
+  return prepare(r, n, k, bucket, sms, "lb_describe", &f, plans);
+}
+
+/* One part's plan as the constants the template reads. */
+static void emit_plan(lb_buf *b, const lb_format *f, int k,
+                      const lb_gemm_cfg *c) {
+  lb_buf_printf(b,
+    "// blocks of %d rows x %d channels, %d x %d warps (rows x channels), "
+    "sub-stages of\n// %d code rows (%d k-values) copying up to %d word(s) "
+    "per lane; %d block(s) along N\n"
+    "constexpr int LB_BM = %d, LB_BN = %d, LB_WARPS_M = %d, LB_WARPS_N = %d;\n"
+    "constexpr int LB_WARPS_K = %d;   // warps taking alternate code rows\n"
+    "constexpr int LB_R = %d, LB_WS = %d;\n"
+    "constexpr int LB_GSS = %d;   // scale groups a sub-stage meets\n"
+    "constexpr int LB_GSTEP = %d;   // code rows per group slot (0: groups "
+    "and sub-stages do not align)\n"
+    "constexpr int LB_NGROUPS = %d;\n"
+    "constexpr int LB_PLAN_STAGE_B = %d;   // shared memory per stage\n"
+    "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
+    "(0: none).\n"
+    "constexpr int LB_SROWB = %d;\n"
+    "constexpr int LB_STAGES = %d;\n",
+    c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
+    c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
+    f->per_channel || f->group % (32 * c->r) == 0 ? c->r
+    : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
+    lb_format_groups(f, k), c->stage, c->srowb, c->stages);
 }
 
 lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
-                      lb_gemm_cfg *cfgp, char **src) {
+                      lb_gemm_plans *plansp, char **src) {
   static const char *const rows[LB_GEMM_BUCKETS] = {
       "9..16", "17..32", "33..64", "65..256", "257 and more"};
   lb_buf b;
   lb_format f;
-  lb_gemm_cfg c;
+  lb_gemm_plans p;
   lb_status st;
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", &f, &c)) != LB_OK)
+  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", &f, &p)) != LB_OK)
     return st;
   lb_buf_init(&b);
   lb_buf_printf(&b,
@@ -216,41 +263,21 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   lb_emit_prelude(&b, &f);
   lb_emit_prelude_w16(&b, &f);
   lb_buf_printf(&b,
-    "// Plan for n = %d, k = %d, rows %s on %d SMs: blocks of %d rows x %d "
-    "channels,\n// %d x %d warps (rows x channels), sub-stages of %d code "
-    "rows (%d k-values)\n// copying up to %d word(s) per lane; %d block(s) "
-    "along N.\n"
-    "constexpr int LB_BM = %d, LB_BN = %d, LB_WARPS_M = %d, LB_WARPS_N = %d;\n"
-    "constexpr int LB_WARPS_K = %d;   // warps taking alternate code rows\n"
-    "constexpr int LB_R = %d, LB_WS = %d;\n"
-    "constexpr int LB_GSS = %d;   // scale groups a sub-stage meets\n"
-    "constexpr int LB_GSTEP = %d;   // code rows per group slot (0: groups "
-    "and sub-stages do not align)\n"
-    "constexpr int LB_NGROUPS = %d;\n"
-    "constexpr int LB_PLAN_STAGE_B = %d;   // shared memory per stage\n"
-    "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
-    "(0: none).\n"
-    "constexpr int LB_SROWB = %d;\n"
-        "// Pipeline depth by the part's shared memory (%d KB or %d KB a block).\n"
+    "// Plan for n = %d, k = %d, rows %s on %d SMs, by the part's shared "
+    "memory\n// (%d KB or %d KB a block).\n"
     "#if defined(__CUDA_ARCH__) && (%s)\n"
-    "constexpr bool LB_STAGES_HI = true;\n"
-    "constexpr int LB_STAGES = %d;\n"
-    "#else\n"
-    "constexpr bool LB_STAGES_HI = false;\n"
-    "constexpr int LB_STAGES = %d;\n"
-    "#endif\n\n",
-    n, k, rows[bucket], sms, c.bm, c.bn, c.warps_m, c.warps_n, c.r, 32 * c.r,
-    c.ws, c.gridn, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r, c.ws,
-    c.gss,
-    f.per_channel || f.group % (32 * c.r) == 0 ? c.r
-    : (32 * c.r) % f.group == 0                ? f.group / 32 : 0,
-    lb_format_groups(&f, k), c.stage, c.srowb, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs,
-    c.stages_hi, c.stages_lo);
+    "constexpr bool LB_STAGES_HI = true;\n",
+    n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs);
+  emit_plan(&b, &f, k, &p.hi);
+  lb_buf_puts(&b, "#else\nconstexpr bool LB_STAGES_HI = false;\n");
+  emit_plan(&b, &f, k, &p.lo);
+  lb_buf_puts(&b, "#endif\n\n");
   lb_buf_puts(&b, lb_tpl_gemm);
   lb_buf_printf(&b,
-    "\n// Entry points: grid (%d, ceil(m / %d), splits), %d threads, shared "
-    "memory\n// LB_STAGES x %d + %d bytes; with splits > 1, ws holds splits x m "
-    "x %d floats\n// and %s adds them up.\n"
+    "\n// Entry points: grid (ceil(%d / LB_BN), ceil(m / LB_BM), splits), "
+    "LB_GWARPS x 32\n// threads, shared memory LB_STAGES x LB_PLAN_STAGE_B + "
+    "resident scales; with\n// splits > 1, ws holds splits x m x %d floats "
+    "and %s adds them up.\n"
     "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, 1)\n"
     "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
@@ -260,10 +287,9 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "lb_out_t *y, int m,\n"
     "                                  int splits) {\n"
     "  lb_gemm_sum_body(ws, bias, y, m, splits);\n}\n",
-    c.gridn, c.bm, c.threads, c.stage, c.sres, n, LB_GEMM_SUM, LB_GEMM_KERNEL,
-    LB_GEMM_SUM);
+    n, n, LB_GEMM_SUM, LB_GEMM_KERNEL, LB_GEMM_SUM);
   if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
-  if (cfgp) *cfgp = c;
+  if (plansp) *plansp = p;
   return LB_OK;
 }
 

@@ -26,13 +26,19 @@ typedef struct lb_gemm_cfg {
   int stage;              /* shared-memory bytes of one stage */
   int srowb;              /* resident scales: bytes a padded row (0: none) */
   int sres;               /* their shared-memory bytes, after the stages */
-  int stages_hi, stages_lo;   /* stages on parts with 160 KB / 96 KB */
+  int stages;             /* pipeline depth */
   int gridn;              /* channel blocks */
   int nss;                /* sub-stages along K */
   int threads;            /* a block's (derived from the warps) */
-  int smem_hi, smem_lo;   /* dynamic shared memory a block on each kind of
-                          ** part (lb_gemm_hi): stages and resident scales */
+  int smem;               /* dynamic shared memory a block: stages and
+                          ** resident scales */
 } lb_gemm_cfg;
+
+/* A bucket's plans: one for the parts with 160 KB of shared memory a
+** block (lb_gemm_hi), one for the 99 KB parts.  The source holds both. */
+typedef struct lb_gemm_plans {
+  lb_gemm_cfg hi, lo;
+} lb_gemm_plans;
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
 int lb_gemm_bucket(int m);
@@ -42,10 +48,10 @@ int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);
 int lb_gemm_hi(int arch);
 /* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part). */
 lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
-                       lb_gemm_cfg *cfg);
+                       lb_gemm_plans *plans);
 /* Source of the bucket's kernel (deterministic) and its plan. */
 lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
-                      lb_gemm_cfg *cfg, char **src);
+                      lb_gemm_plans *plans, char **src);
 
 extern const char lb_tpl_gemm[];   /* templates/gemm.cu, embedded */
 

@@ -44,23 +44,29 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     out->threads = 32 * c.warps;
     out->smem_hi = out->smem_lo = c.smem;
   } else {
-    lb_gemm_cfg c;
+    lb_gemm_plans p;
+    const lb_gemm_cfg *c = &p.hi, *lo = &p.lo;
     int b = lb_gemm_bucket(m), sp;
-    char split[48] = "";
-    if ((st = lb_plan_gemm(r, n, k, b, sms, &c)) != LB_OK) return st;
+    char split[48] = "", small[80] = "";
+    if ((st = lb_plan_gemm(r, n, k, b, sms, &p)) != LB_OK) return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
-    if ((sp = lb_gemm_splits(&c, m, sms)) > 1)
+    if ((sp = lb_gemm_splits(c, m, sms)) > 1)
       snprintf(split, sizeof split, ", K split %d ways given a work space",
                sp);
+    /* the 99 KB parts' pipeline, where it differs */
+    if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
+        lo->sres != c->sres)
+      snprintf(small, sizeof small, "; 99 KB parts: %d channels, %d code "
+               "rows, %d stages%s", lo->bn, lo->r, lo->stages,
+               lo->sres ? ", scales resident" : "");
     snprintf(out->plan, sizeof out->plan,
-             "bucket %d: %d x %d tiles (rows x channels), warps %d x %d x %d "
-             "(rows, channels, K), %d code rows a sub-stage, stages %d / %d"
-             "%s%s", b, c.bm, c.bn, c.warps_m, c.warps_n, c.warps_k, c.r,
-             c.stages_hi, c.stages_lo,
-             c.sres ? ", scales resident" : "", split);
-    out->threads = c.threads;
-    out->smem_hi = c.smem_hi;
-    out->smem_lo = c.smem_lo;
+             "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, channels, "
+             "K), %d code rows a sub-stage, %d stages%s%s%s",
+             b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
+             c->stages, c->sres ? ", scales resident" : "", split, small);
+    out->threads = c->threads;
+    out->smem_hi = c->smem;
+    out->smem_lo = lo->smem;
   }
   return LB_OK;
 }

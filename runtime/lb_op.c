@@ -43,8 +43,8 @@ typedef struct lb_bucket {
   char *src;              /* NULL: this bucket cannot be planned (why) */
   lb_status why_st;
   char why[256];
-  lb_gemm_cfg cfg;
-  unsigned smem;          /* cfg's, for this device's part */
+  lb_gemm_cfg cfg;        /* the plan for this device's part */
+  unsigned smem;          /* cfg's */
   lb_compile_info info;
   CUfunction sum;         /* split-K's second kernel; set before fn */
   CUfunction fn;
@@ -304,8 +304,10 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   ** call); their kernels are compiled when first needed. */
   for (b = 0; b < LB_GEMM_BUCKETS; b++) {
     lb_bucket *bk = &op->gemm[b];
+    lb_gemm_plans plans;
     bk->info.arch = c->arch;
-    bk->why_st = lb_gen_gemm(r, n, k, b, c->sms, &bk->cfg, &bk->src);
+    bk->why_st = lb_gen_gemm(r, n, k, b, c->sms, &plans, &bk->src);
+    bk->cfg = lb_gemm_hi(c->arch) ? plans.hi : plans.lo;
     if (bk->why_st == LB_EMEM) {
       st = bk->why_st;
       goto fail_buckets;
@@ -363,8 +365,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
   }
   st = get_module(op->c, bk->src, &mod, &info);
   if (st == LB_OK) {
-    bk->smem = (unsigned)(lb_gemm_hi(op->c->arch) ? bk->cfg.smem_hi
-                                                  : bk->cfg.smem_lo);
+    bk->smem = (unsigned)bk->cfg.smem;
     rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
                     &info.regs, &info.spill);
     if (rc == CUDA_SUCCESS)

@@ -61,18 +61,12 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
         c.minb);
 }
 
-static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
-                       int bucket) {
-  lb_gemm_cfg c;
-  lb_layout lay;
-  char *src = NULL;
+static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
+                           const char *name, int n, int k, int bucket,
+                           int hi) {
+  const lb_gemm_cfg c = *cp;
+  const int budget = (hi ? LB_SMEM_HI_KB : LB_SMEM_LO_KB) * 1024;
   int warps, k_red;
-  if (lb_gen_gemm(r, n, k, bucket, 132, &c, &src) != LB_OK) {
-    CHECK(0, "%s n=%d k=%d bucket %d: %s", name, n, k, bucket, lb_errmsg());
-    return;
-  }
-  free(src);
-  lb_layout_of(r, &lay);
   warps = c.warps_m * c.warps_n * c.warps_k;
   /* the K-split sums reuse the stages' shared memory */
   k_red = (c.warps_k - 1) * c.warps_n * c.warps_m * 32 * (c.bn / c.warps_n /
@@ -84,27 +78,49 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   CHECK(c.bn % (16 * c.warps_n) == 0 && c.bm % (8 * c.warps_m) == 0,
         "%s n=%d k=%d b%d: tile %d x %d for %d x %d warps", name, n, k, bucket,
         c.bm, c.bn, c.warps_m, c.warps_n);
-  CHECK(pow2(c.r) && lay.codes % c.r == 0 && c.r % c.warps_k == 0,
+  CHECK(pow2(c.r) && lay->codes % c.r == 0 && c.r % c.warps_k == 0,
         "%s n=%d k=%d b%d: %d code rows a sub-stage (codes %d, %d K-warps)",
-        name, n, k, bucket, c.r, lay.codes, c.warps_k);
-  CHECK(c.ws >= (lay.bits * c.r + 31) / 32 && c.ws <= lay.words + 1,
+        name, n, k, bucket, c.r, lay->codes, c.warps_k);
+  CHECK(c.ws >= (lay->bits * c.r + 31) / 32 && c.ws <= lay->words + 1,
         "%s n=%d k=%d b%d: %d words a sub-stage", name, n, k, bucket, c.ws);
   CHECK(c.gridn * c.bn >= n && (c.gridn - 1) * c.bn < n,
         "%s n=%d k=%d b%d: %d blocks of %d channels", name, n, k, bucket,
         c.gridn, c.bn);
-  CHECK(c.stages_lo >= 2 && c.stages_hi >= c.stages_lo,
-        "%s n=%d k=%d b%d: stages %d / %d", name, n, k, bucket, c.stages_lo,
-        c.stages_hi);
-  CHECK(c.stages_hi * c.stage + c.sres <= LB_SMEM_HI_KB * 1024 &&
-        c.stages_lo * c.stage + c.sres <= LB_SMEM_LO_KB * 1024 &&
-        k_red <= c.stages_lo * c.stage,
-        "%s n=%d k=%d b%d: shared memory %d x %d + %d", name, n, k, bucket,
-        c.stages_hi, c.stage, c.sres);
-  /* split K: one wave at most, every split at least two sub-stages */
-  {
+  CHECK(c.stages >= 2, "%s n=%d k=%d b%d (%s): %d stages", name, n, k,
+        bucket, hi ? "hi" : "lo", c.stages);
+  CHECK(c.smem == c.stages * c.stage + c.sres && c.smem <= budget &&
+        k_red <= c.stages * c.stage,
+        "%s n=%d k=%d b%d (%s): shared memory %d x %d + %d", name, n, k,
+        bucket, hi ? "hi" : "lo", c.stages, c.stage, c.sres);
+}
+
+static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
+                       int bucket) {
+  lb_gemm_plans p;
+  lb_gemm_cfg c;
+  lb_layout lay;
+  char *src = NULL;
+  if (lb_gen_gemm(r, n, k, bucket, 132, &p, &src) != LB_OK) {
+    CHECK(0, "%s n=%d k=%d bucket %d: %s", name, n, k, bucket, lb_errmsg());
+    return;
+  }
+  free(src);
+  lb_layout_of(r, &lay);
+  check_gemm_cfg(&p.hi, &lay, name, n, k, bucket, 1);
+  check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
+  /* the two parts share the tile and the warps; the larger budget never
+  ** takes fewer code rows */
+  CHECK(p.hi.bm == p.lo.bm && p.hi.warps_m == p.lo.warps_m &&
+        p.hi.r >= p.lo.r && p.hi.smem >= p.lo.smem,
+        "%s n=%d k=%d b%d: hi plan %d x %d r %d, lo plan %d x %d r %d", name,
+        n, k, bucket, p.hi.bm, p.hi.bn, p.hi.r, p.lo.bm, p.lo.bn, p.lo.r);
+  /* split K, on both plans: one wave at most, every split at least two
+  ** sub-stages */
+  for (int h = 0; h < 2; h++) {
     static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
                              1024};
     int i, sms;
+    c = h ? p.hi : p.lo;
     for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
       int m = ms[i], blocks, sp;
       if (lb_gemm_bucket(m) != bucket) continue;
