@@ -143,18 +143,26 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
       break;   /* lb_gen_gemm reports it */
     }
   }
-  /* On a 160 KB part, 65..256 rows: four code rows a sub-stage where the
-  ** 99 KB parts' limit cut them to fewer and two stages fit (measured on
-  ** an H100, a16w4 8192 x 8192, M = 128: 2 code rows and 4 stages 123.0
-  ** us, 4 rows and 2 stages 97.5).  Not past 256 rows: at 4 rows the
-  ** 128 x 128 tiles spill on sm_80. */
-  if (hi && bucket == 3 && c->r < 4 && r0 >= 4 && lay->codes >= 4) {
-    int ws = words_max(lay, 4);
-    int stage = c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * 4 + 64);
-    if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
-      c->r = 4;
-      c->ws = ws;
-      c->stage = stage;
+  /* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
+  ** back up to the code rows asked for where two stages still fit.
+  ** Measured on an H100 (8192 x 8192): at M = 64, 8 code rows and 3
+  ** stages against 4 and 4, a16w4 66.4 -> 52.6 us, a16w3 86.5 -> 73.5;
+  ** at M = 128, 4 rows and 2 stages against 2 and 4, a16w4 123.0 ->
+  ** 97.5, a16w3 178.8 -> 133.9.  Not past 256 rows: 4 rows and 2 stages
+  ** there ran faster (M = 1024: a16w4 761.5 -> 587.5 us, a16w8_channel
+  ** 649.6 -> 506.8) but spilled on sm_80 for per-channel recipes (up to
+  ** 100 bytes) and took NVRTC past 1 s for a sweep recipe. */
+  if (hi && bucket < 4) {
+    int r;
+    for (r = r0; r > c->r; r /= 2) {
+      int ws = words_max(lay, r);
+      int stage = c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * r + 64);
+      if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
+        c->r = r;
+        c->ws = ws;
+        c->stage = stage;
+        break;
+      }
     }
   }
   c->stages = ((hi ? LB_SMEM_HI_KB : LB_SMEM_LO_KB) * 1024 - c->sres) / c->stage;
