@@ -7,7 +7,7 @@
 #
 # OUTDIR receives times.txt, ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
 # python.log (the PyTorch op on the GPU), sanitizer.log and
-# sanitizer-summary.txt, bench.log, bench-write.log, bench-narrow.log,
+# sanitizer-summary.txt, bench.log, bench-gemm.log, bench-write.log, bench-narrow.log,
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
@@ -139,6 +139,10 @@ lap "sanitizer"
 "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1
 bench_rc=$?
 lap "bench"
+# The GEMM's rows: every recipe at M = 16..128 on the issue's headline shape.
+"$build/lowbit" bench "$root"/recipes/*.lua --m 16,32,64,128 --shapes 8192x8192 \
+  --iters 50 >"$out/bench-gemm.log" 2>&1 || bench_rc=1
+lap "bench gemm"
 # The same with L2 flushed by a memset (dirty lines, as a model's previous
 # layer leaves them).
 "$build/lowbit" bench "$root/recipes/a16w4_g128.lua" --m 1,16,32,64,128,1024 \
@@ -152,6 +156,7 @@ lap "bench narrow"
 
 grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log"
+sed -n '/^recipe /,$p' "$out/bench-gemm.log" | tail -n +2
 echo
 printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)")"
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
