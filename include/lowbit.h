@@ -137,6 +137,16 @@ typedef struct lb_op lb_op;     /* (recipe, N, K), compiled and ready */
 
 LB_API lb_status lb_ctx_create(int device, lb_ctx **out);
 LB_API void lb_ctx_destroy(lb_ctx *c);
+/* lb_pack on the GPU of context c, for codes already in device memory:
+** codes and packed are device pointers (n x k bytes; lb_sizes_of's packed
+** bytes, 4-byte aligned), the work goes on `stream` (a CUstream or
+** cudaStream_t; NULL: the legacy default stream), and the call waits for
+** that stream.  The result is bit-identical to lb_pack's.  A code that
+** does not fit the recipe's bits gives LB_EARG naming the first such
+** [row][column] (packed is then incomplete).  Not for stream capture. */
+LB_API lb_status lb_pack_device(lb_ctx *c, const lb_recipe *r, int n, int k,
+                                const void *codes, void *packed,
+                                void *stream);
 
 /* Where a compile came from, and what ptxas reported. */
 typedef struct lb_compile_info {

@@ -50,7 +50,12 @@ static void load(void) {
       !sym(lib, "cuModuleGetFunction", &cu.ModuleGetFunction) ||
       !sym(lib, "cuFuncGetAttribute", &cu.FuncGetAttribute) ||
       !sym(lib, "cuFuncSetAttribute", &cu.FuncSetAttribute) ||
-      !sym(lib, "cuLaunchKernel", &cu.LaunchKernel))
+      !sym(lib, "cuLaunchKernel", &cu.LaunchKernel) ||
+      !sym(lib, "cuMemAlloc_v2", &cu.MemAlloc) ||
+      !sym(lib, "cuMemFree_v2", &cu.MemFree) ||
+      !sym(lib, "cuMemcpyHtoDAsync_v2", &cu.MemcpyHtoDAsync) ||
+      !sym(lib, "cuMemcpyDtoHAsync_v2", &cu.MemcpyDtoHAsync) ||
+      !sym(lib, "cuStreamSynchronize", &cu.StreamSynchronize))
     return;
   {
     void *p = dlsym(lib, "cuLaunchKernelEx");   /* optional */

@@ -32,6 +32,12 @@ typedef struct lb_cu {
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, CUstream, void **,
                            void **);
+  /* lb_pack_device's flag for a code out of range */
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*StreamSynchronize)(CUstream);
   /* NULL where the driver has none (before CUDA 12): no lb_op_overlap */
   CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                              void **);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lb_ctx.h"
 #include "lb_cuda.h"
 #include "lb_err.h"
 #include "lb_gemm.h"
@@ -66,12 +67,7 @@ struct lb_op {
 };
 
 /* Makes the context current on this thread for a scope; restores after. */
-typedef struct scope {
-  const lb_cu *cu;
-  int pushed;
-} scope;
-
-static lb_status enter(lb_ctx *c, scope *s, const char *where) {
+lb_status lb_ctx_enter(lb_ctx *c, lb_scope *s, const char *where) {
   CUcontext cur = NULL;
   CUresult rc;
   s->cu = c->cu;
@@ -85,7 +81,7 @@ static lb_status enter(lb_ctx *c, scope *s, const char *where) {
   return LB_OK;
 }
 
-static void leave(scope *s) {
+void lb_ctx_leave(lb_scope *s) {
   CUcontext dummy;
   if (s->pushed) s->cu->CtxPopCurrent(&dummy);
 }
@@ -137,17 +133,17 @@ lb_status lb_ctx_create(int device, lb_ctx **out) {
 }
 
 void lb_ctx_destroy(lb_ctx *c) {
-  scope s;
+  lb_scope s;
   lb_mod *m, *next;
   if (c == NULL) return;
-  if (enter(c, &s, "lb_ctx_destroy") == LB_OK) {
+  if (lb_ctx_enter(c, &s, "lb_ctx_destroy") == LB_OK) {
     for (m = c->mods; m; m = next) {
       next = m->next;
       c->cu->ModuleUnload(m->mod);
       free(m->log);
       free(m);
     }
-    leave(&s);
+    lb_ctx_leave(&s);
   }
   c->cu->DevicePrimaryCtxRelease(c->dev);
   pthread_mutex_destroy(&c->lock);
@@ -230,6 +226,22 @@ static CUresult get_kernel(const lb_ctx *c, const lb_mod *m, const char *name,
   return CUDA_SUCCESS;
 }
 
+const lb_cu *lb_ctx_cu(const lb_ctx *c) { return c->cu; }
+int lb_ctx_sms(const lb_ctx *c) { return c->sms; }
+
+lb_status lb_ctx_kernel(lb_ctx *c, const char *src, const char *name,
+                        CUfunction *fn, const char *where) {
+  lb_compile_info info;
+  lb_mod *m = NULL;
+  CUresult rc;
+  lb_status st;
+  memset(&info, 0, sizeof info);
+  if ((st = get_module(c, src, &m, &info)) != LB_OK) return st;
+  if ((rc = c->cu->ModuleGetFunction(fn, m->mod, name)) != CUDA_SUCCESS)
+    return lb_cufail(rc, where, "cuModuleGetFunction");
+  return LB_OK;
+}
+
 /* The grid: the source asks for clusters only where it was compiled for
 ** sm_90 or newer (LB_CLUSTER), so the binary says how wide they are.  A
 ** width other than the plan's would launch the wrong blocks: refused. */
@@ -256,7 +268,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   lb_gemv_cfg cfg;
   lb_mod *mod = NULL;
   char *src = NULL;
-  scope s;
+  lb_scope s;
   lb_status st;
   int b;
   if (out) *out = NULL;
@@ -276,7 +288,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->out_size = lb_dtype_size(r->out);
   op->info.arch = c->arch;
   op->info.regs = op->info.spill = -1;
-  if ((st = enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
+  if ((st = lb_ctx_enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
   st = get_module(c, src, &mod, &op->info);
   if (st == LB_OK) {
     /* info: the larger of the two kernels' registers and spills */
@@ -297,7 +309,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
     }
   }
   if (st == LB_OK) st = cluster_grid(c, op);
-  leave(&s);
+  lb_ctx_leave(&s);
   if (st != LB_OK) goto fail;
   free(src);
   /* The GEMM buckets' sources, now (the recipe may be freed after this
@@ -346,7 +358,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
   CUfunction f;
   CUresult rc;
   lb_status st;
-  scope s;
+  lb_scope s;
   if ((*fn = __atomic_load_n(&bk->fn, __ATOMIC_ACQUIRE)) != NULL) return LB_OK;
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "lb_op_run: no GEMM for this shape: %s",
@@ -359,7 +371,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
   memset(&info, 0, sizeof info);
   info.arch = op->c->arch;
   info.regs = info.spill = -1;
-  if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) {
+  if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) {
     pthread_mutex_unlock(&op->lock);
     return st;
   }
@@ -374,7 +386,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
       st = lb_cufail(rc, "lb_op_run", "the GEMM kernel (shared memory "
                      "request or lookup)");
   }
-  leave(&s);
+  lb_ctx_leave(&s);
   if (st == LB_OK) {
     bk->info = info;
     __atomic_store_n(&bk->fn, f, __ATOMIC_RELEASE);
@@ -514,7 +526,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   int early = op ? op->overlap : 0;   /* the GEMV: launched with PDL */
   CUresult rc;
   lb_status st;
-  scope s;
+  lb_scope s;
   int i;
   if (op == NULL || w == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
@@ -587,7 +599,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
-  if ((st = enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
+  if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
   rc = launch(op, fn, gx, gy, gz, threads, smem, (CUstream)stream, args);
   if (rc == CUDA_SUCCESS && sum != NULL) {
     /* the splits' sums, added in order, then the epilogue */
@@ -599,7 +611,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                                         ? (quads + 255) / 256 : most),
                 1, 1, 256, 0, (CUstream)stream, sargs);
   }
-  leave(&s);
+  lb_ctx_leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
   return LB_OK;
 }

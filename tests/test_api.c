@@ -15,6 +15,8 @@
 #define failures lb_test_failures
 
 /* st must be want, with a message that names `who`. */
+extern const char lb_tpl_pack[];   /* templates/pack.cu, embedded */
+
 static void refused(lb_status st, lb_status want, const char *who,
                     const char *what) {
   CHECK(st == want && strstr(lb_errmsg(), who) != NULL,
@@ -279,6 +281,23 @@ int main(int argc, char **argv) {
   refused(lb_op_prepare(NULL, 1, 16), LB_EARG, "lb_op_prepare", "NULL op");
   refused(lb_op_info_m(NULL, 16, &info), LB_EARG, "lb_op_info_m", "NULL op");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");
+  refused(lb_pack_device(NULL, r, 64, 128, codes, packed, NULL), LB_EARG,
+          "lb_pack_device", "pack_device NULL ctx");
+  /* the GPU packer's source compiles for every part, without warnings
+  ** (it runs in tests/gpu) */
+  {
+    static const int archs[] = {80, 86, 89, 90};
+    int ai;
+    for (ai = 0; ai < 4; ai++) {
+      char *plog = NULL;
+      lb_offline po;
+      CHECK(lb_compile_offline(lb_tpl_pack, archs[ai], &po, &plog) == LB_OK &&
+                po.warnings == 0,
+            "templates/pack.cu sm_%d: %s %s", archs[ai], lb_errmsg(),
+            plog ? plog : "");
+      free(plog);
+    }
+  }
   refused(lb_op_run(NULL, 1, codes, &w, codes, NULL), LB_EARG, "lb_op_run", "NULL op");
   refused(lb_op_info(NULL, &info), LB_EARG, "lb_op_info", "NULL op");
   refused(lb_op_overlap(NULL, 1), LB_EARG, "lb_op_overlap", "NULL op");

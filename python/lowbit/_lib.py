@@ -114,6 +114,8 @@ _proto("lb_generate_m", c_int, _R, c_int, c_int, c_int, c_int, POINTER(c_void_p)
 _proto("lb_describe", c_int, _R, c_int, c_int, c_int, c_int, POINTER(KernelDesc))
 _proto("lb_ctx_create", c_int, c_int, POINTER(_R))
 _proto("lb_ctx_destroy", None, _R)
+_proto("lb_pack_device", c_int, _R, _R, c_int, c_int, c_void_p, c_void_p,
+       c_void_p)
 _proto("lb_op_create", c_int, _R, _R, c_int, c_int, POINTER(_R))
 _proto("lb_op_destroy", None, _R)
 _proto("lb_op_info", c_int, _R, POINTER(CompileInfo))

@@ -6,8 +6,9 @@ which swaps a model's nn.Linear layers for it.
 
 The weights live in buffers (packed int32 [N, words], scales, zeros, bias),
 so .to(device), .cuda() and state_dict work as for nn.Linear.  Packing runs
-on the host (lb_pack) for now: from_float quantizes on the weight's device
-and copies the codes to the host once.
+where the codes are: on the GPU (lb_pack_device) for codes in CUDA memory,
+so from_float of a CUDA layer never copies its weights to the host; on the
+host (lb_pack) otherwise.
 """
 import numpy as np
 import torch
@@ -15,7 +16,7 @@ from torch import nn
 
 from . import ops, runtime  # ops registers torch.ops.lowbit.linear
 from ._errors import LowbitError
-from .packing import pack
+from .packing import pack, sizes
 from .quant import DTYPES, quantize
 from .recipe import as_recipe
 
@@ -75,9 +76,15 @@ class Linear(nn.Module):
         device of scales."""
         r = as_recipe(recipe)
         info = r.info
-        c = codes.detach().cpu().numpy() if torch.is_tensor(codes) else np.asarray(codes)
+        on_gpu = torch.is_tensor(codes) and codes.is_cuda
+        if on_gpu:   # packed where the codes are (lb_pack_device)
+            c = codes.detach()
+            if c.dtype != torch.uint8:
+                raise TypeError(f"codes must be uint8, got {c.dtype}")
+        else:
+            c = codes.detach().cpu().numpy() if torch.is_tensor(codes) else np.asarray(codes)
         if c.ndim != 2:
-            raise ValueError(f"codes must be [N, K], got shape {c.shape}")
+            raise ValueError(f"codes must be [N, K], got shape {tuple(c.shape)}")
         n, k = c.shape
         if info.zeros is None and zeros is not None:
             raise ValueError(f"recipe {info.name} has no zeros, but zeros were given")
@@ -89,7 +96,17 @@ class Linear(nn.Module):
         if device is None:
             device = scales.device if torch.is_tensor(scales) else "cpu"
         self = cls(r, k, n, bias=bias is not None, device="meta")
-        packed = torch.from_numpy(pack(r, c).view(np.int32))
+        if on_gpu:
+            c = c.contiguous()
+            sz = sizes(r, n, k)
+            packed = torch.empty((n, sz.packed // 4 // n), dtype=torch.int32,
+                                 device=c.device)
+            with torch.cuda.device(c.device):
+                runtime.context(c.device.index).pack(
+                    r, n, k, c.data_ptr(), packed.data_ptr(),
+                    torch.cuda.current_stream(c.device).cuda_stream)
+        else:
+            packed = torch.from_numpy(pack(r, c).view(np.int32))
         self.packed = packed.to(device)
         self.scales = _set(self.scales, scales, "scales", device)
         if zeros is not None:
@@ -104,7 +121,7 @@ class Linear(nn.Module):
     @classmethod
     def from_float(cls, linear, recipe="a16w4_g128", device=None):
         """Quantizes an nn.Linear (round to nearest per group, lowbit.quant)
-        on its weight's device, packs on the host, and returns the layer on
+        on its weight's device, packs there (GPU or host), and returns the layer on
         `device` (default: where the weight is)."""
         r = as_recipe(recipe)
         info = r.info

@@ -33,6 +33,16 @@ class Context:
     def handle(self):
         return self._h
 
+    def pack(self, recipe, n, k, codes, packed, stream=0):
+        """lb_pack_device: codes (device pointer, uint8 [n][k]) packed into
+        packed (device pointer, lowbit.sizes(...).packed bytes) on this
+        device; waits for the stream.  Bit-identical to lowbit.pack."""
+        r = as_recipe(recipe)
+        check(_lib.lib.lb_pack_device(self._h, r.handle, int(n), int(k),
+                                      ctypes.c_void_p(codes),
+                                      ctypes.c_void_p(packed),
+                                      ctypes.c_void_p(stream)))
+
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
         if h and _lib is not None and _lib.lib is not None:

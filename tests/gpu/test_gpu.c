@@ -5,7 +5,8 @@
 ** multiple of a block, K not a multiple of the packing tile) and M = 1..8:
 ** fresh random inputs each time, output poisoned (NaN) before the run and
 ** guarded past its end, bias present and absent, the default and a
-** created stream.  Exits 77 (skipped) when there is no GPU, saying why.
+** created stream; the GPU packer against the host's.  Exits 77 (skipped)
+** when there is no GPU, saying why.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,75 @@ done:
 }
 
 /* Argument errors on a real op: each must be refused, none may launch. */
+/* lb_pack_device against lb_pack: random codes of the recipe's width
+** (K off the packing tile where the caller asks, so the zero tail is
+** checked too), bit-identical words; then one code that does not fit,
+** which must be refused with its position. */
+static void pack_case(lb_ctx *ctx, const lb_recipe *r, int n, int k,
+                      uint64_t seed, cudaStream_t stream) {
+  lb_sizes sz;
+  uint8_t *codes = NULL;
+  uint32_t *want = NULL, *got = NULL;
+  void *dcodes = NULL, *dpacked = NULL;
+  size_t i, nk = (size_t)n * (size_t)k;
+  const unsigned mask = r->bits < 8 ? (1u << r->bits) - 1u : 0xffu;
+  if (lb_sizes_of(r, n, k, &sz) != LB_OK) {
+    GCHECK(0, "pack n=%d k=%d: %s", n, k, lb_errmsg());
+    return;
+  }
+  codes = malloc(nk);
+  want = malloc(sz.packed);
+  got = malloc(sz.packed);
+  if (!codes || !want || !got) {
+    GCHECK(0, "pack n=%d k=%d: no host memory", n, k);
+    goto done;
+  }
+  for (i = 0; i < nk; i++) {   /* xorshift: every code value, no zeros bias */
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    codes[i] = (uint8_t)(seed >> 24) & mask;
+  }
+  GCHECK(lb_pack(r, n, k, codes, want) == LB_OK, "lb_pack: %s", lb_errmsg());
+  dcodes = upload(codes, nk);
+  if (cudaMalloc(&dpacked, sz.packed) != cudaSuccess) dpacked = NULL;
+  if (!dcodes || !dpacked) {
+    GCHECK(0, "pack n=%d k=%d: device allocation failed", n, k);
+    goto done;
+  }
+  cudaMemset(dpacked, 0xa5, sz.packed);   /* poisoned: every word written */
+  cudaDeviceSynchronize();
+  GCHECK(lb_pack_device(ctx, r, n, k, dcodes, dpacked, stream) == LB_OK,
+         "lb_pack_device n=%d k=%d: %s", n, k, lb_errmsg());
+  cudaMemcpy(got, dpacked, sz.packed, cudaMemcpyDeviceToHost);
+  GCHECK(memcmp(got, want, sz.packed) == 0,
+         "lb_pack_device n=%d k=%d: words differ from lb_pack's", n, k);
+  if (r->bits < 8) {   /* one code too wide, somewhere in the middle */
+    const size_t at = nk / 2 + 1;
+    char where[64];
+    const uint8_t wide = (uint8_t)(mask + 1);
+    cudaMemcpy((char *)dcodes + at, &wide, 1, cudaMemcpyHostToDevice);
+    snprintf(where, sizeof where, "[%d][%d]", (int)(at / (size_t)k),
+             (int)(at % (size_t)k));
+    GCHECK(lb_pack_device(ctx, r, n, k, dcodes, dpacked, stream) == LB_EARG &&
+               strstr(lb_errmsg(), where) != NULL,
+           "lb_pack_device n=%d k=%d: code %u at %s: \"%s\"", n, k, wide,
+           where, lb_errmsg());
+  }
+  GCHECK(lb_pack_device(ctx, r, n, k, NULL, dpacked, stream) == LB_EARG &&
+             lb_pack_device(ctx, r, n, k, dcodes, (char *)dpacked + 2,
+                            stream) == LB_EARG &&
+             lb_pack_device(ctx, r, n, k + 1, dcodes, dpacked, stream) ==
+                 LB_EARG,
+         "lb_pack_device accepted a NULL, misaligned or bad-k argument");
+done:
+  cudaFree(dcodes);
+  cudaFree(dpacked);
+  free(codes);
+  free(want);
+  free(got);
+}
+
 static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   lb_op *op = NULL;
   lb_weights w;
@@ -426,6 +496,11 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   overlap_case(ctx, r, 5, 1024, seed++, stream);
   overlap_case(ctx, r, 40, 1024, seed++, stream);
   t = checks;
+  pack_case(ctx, r, 7, g, seed++, stream);
+  pack_case(ctx, r, 257, 3 * g, seed++, NULL);
+  pack_case(ctx, r, 33, 8192 + g, seed++, stream);
+  printf("  GPU packing: %d checks\n", checks - t);
+  t = checks;
   bad_args(ctx, r);
   printf("  %d argument checks\n", checks - t);
   lb_recipe_free(r);
@@ -465,6 +540,7 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
           if (rel > worst_rel) worst_rel = rel;
         }
     }
+    pack_case(ctx, r, 48, rows[i].k, seed++, stream);
     printf("  %-52s worst relative error %.2e, error/bound %.2f\n",
            rows[i].name, worst_rel, worst);
     lb_recipe_free(r);
@@ -498,6 +574,8 @@ static int one_case(lb_ctx *ctx, char **argv, cudaStream_t stream) {
     printf("%s m=%ld n=%ld k=%ld bias=%d: relative error %.2e\n", argv[2],
            v[0], v[1], v[2], r->bias && b, rel);
   }
+  /* the GPU packer, under the sanitizer too */
+  pack_case(ctx, r, (int)v[1], (int)v[2], 0xca5e, stream);
   lb_recipe_free(r);
   return 1;
 }

@@ -88,6 +88,29 @@ def test_from_quantized():
           torch.float16)
 
 
+@pytest.mark.parametrize("name", SHIPPED)
+def test_pack_on_gpu(name):
+    """Codes in CUDA memory are packed there (lb_pack_device), to the same
+    words as the host packer; a code too wide is refused with its place."""
+    info = lowbit.Recipe(name).info
+    g = torch.Generator().manual_seed(2)
+    k = K + (info.group or 32)   # off the 3-bit packing tile (1024)
+    codes = torch.randint(0, 2 ** info.bits, (N, k), dtype=torch.uint8, generator=g)
+    want = torch.from_numpy(lowbit.pack(name, codes.numpy()).view("int32"))
+    groups = k // info.group if info.group else 1
+    s = torch.ones(N, groups, dtype=quant.DTYPES[info.scales])
+    z = None if info.zeros is None else torch.zeros(N, groups, dtype=quant.DTYPES[info.zeros])
+    q = lowbit.Linear.from_quantized(name, codes.cuda(), s.cuda(),
+                                     None if z is None else z.cuda())
+    assert q.packed.is_cuda and torch.equal(q.packed.cpu(), want)
+    if info.bits < 8:
+        bad = codes.clone()
+        bad[3, 17] = 2 ** info.bits
+        with pytest.raises(lowbit.LowbitError, match=r"\[3\]\[17\]"):
+            lowbit.Linear.from_quantized(name, bad.cuda(), s.cuda(),
+                                         None if z is None else z.cuda())
+
+
 def test_non_default_stream():
     q, w, b, dt = make("bf16w4_g128")
     s = torch.cuda.Stream()
