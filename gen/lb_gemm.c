@@ -38,7 +38,7 @@ static int words_max(const lb_layout *lay, int r) {
   return ws;
 }
 
-/* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4"): experiments with the
+/* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2"): experiments with the
 ** plan, as LOWBIT_PLAN does for the GEMV; a malformed or out-of-range
 ** entry is skipped.  Read where the source is made, so the source says
 ** what it was made with. */
@@ -181,6 +181,7 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * c->stage + c->sres;
+  c->sk = gemm_tune(tune, "sk", 1, 16, 0);   /* read here, not per launch */
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans. */
@@ -306,6 +307,7 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
   long long s = sms / (blocks > 0 ? blocks : 1);
+  if (c->sk) return c->sk < c->nss ? c->sk : c->nss;   /* an experiment */
   if (s > 4) s = 4;
   if (s > c->nss / 2) s = c->nss / 2;
   return s >= 2 ? (int)s : 1;

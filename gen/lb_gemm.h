@@ -30,6 +30,7 @@ typedef struct lb_gemm_cfg {
   int gridn;              /* channel blocks */
   int nss;                /* sub-stages along K */
   int threads;            /* a block's (derived from the warps) */
+  int sk;                 /* K splits LOWBIT_GEMM asks for (0: the rule's) */
   int smem;               /* dynamic shared memory a block: stages and
                           ** resident scales */
 } lb_gemm_cfg;
