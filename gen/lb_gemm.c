@@ -38,6 +38,13 @@ static int words_max(const lb_layout *lay, int r) {
   return ws;
 }
 
+/* Shared memory of one stage: LB_BN rows of ws words' chunks plus a pad
+** chunk, LB_BM activation rows of 32 r values padded (templates/gemm.cu's
+** LB_STAGE_B, which a static_assert holds to this). */
+static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
+  return c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * r + (r >= 2 ? 64 : 0));
+}
+
 /* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2"): experiments with the
 ** plan, as LOWBIT_PLAN does for the GEMV; a malformed or out-of-range
 ** entry is skipped.  Read where the source is made, so the source says
@@ -125,8 +132,7 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
   for (;;) {
     int st_hi, st_lo;
     c->ws = words_max(lay, c->r);
-    c->stage = c->bn * (c->ws * 8 + 1) * 16 +
-               c->bm * (64 * c->r + (c->r >= 2 ? 64 : 0));
+    c->stage = stage_bytes(c, c->ws, c->r);
     st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
     st_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
     if (st_hi >= 3 && st_lo >= 2) break;
@@ -156,7 +162,7 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
     int r;
     for (r = r0; r > c->r; r /= 2) {
       int ws = words_max(lay, r);
-      int stage = c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * r + 64);
+      int stage = stage_bytes(c, ws, r);
       if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
         c->r = r;
         c->ws = ws;
