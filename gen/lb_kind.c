@@ -51,19 +51,26 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     if ((st = lb_plan_gemm(r, n, k, b, sms, &p)) != LB_OK) return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
     if ((sp = lb_gemm_splits(c, m, sms)) > 1)
-      snprintf(split, sizeof split, ", K split %d ways given a work space",
+      snprintf(split, sizeof split, ", K split %d ways with a work space",
                sp);
-    /* the 99 KB parts' pipeline, where it differs */
+    /* the 99 KB parts' plan: what differs */
     if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
-        lo->sres != c->sres)
-      snprintf(small, sizeof small, "; 99 KB parts: %d channels, %d code "
-               "rows, %d stages%s", lo->bn, lo->r, lo->stages,
-               lo->sres ? ", scales resident" : "");
-    snprintf(out->plan, sizeof out->plan,
-             "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, channels, "
-             "K), %d code rows a sub-stage, %d stages%s%s%s",
-             b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
-             c->stages, c->sres ? ", scales resident" : "", split, small);
+        lo->sres != c->sres) {
+      char bn[24] = "";
+      if (lo->bn != c->bn) snprintf(bn, sizeof bn, ", %d channels", lo->bn);
+      snprintf(small, sizeof small, "; 99 KB parts: %d code rows, %d "
+               "stages%s%s", lo->r, lo->stages, bn,
+               lo->sres == c->sres ? ""
+               : lo->sres          ? ", scales resident"
+                                   : ", scales not resident");
+    }
+    if (snprintf(out->plan, sizeof out->plan,
+                 "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
+                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s",
+                 b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
+                 c->stages, c->sres ? ", scales resident" : "", split,
+                 small) >= (int)sizeof out->plan)   /* cut: say so */
+      memcpy(out->plan + sizeof out->plan - 4, "...", 4);
     out->threads = c->threads;
     out->smem_hi = c->smem;
     out->smem_lo = lo->smem;
