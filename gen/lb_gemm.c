@@ -157,8 +157,10 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
   ** 97.5, a16w3 178.8 -> 133.9.  Not past 256 rows: 4 rows and 2 stages
   ** there ran faster (M = 1024: a16w4 761.5 -> 587.5 us, a16w8_channel
   ** 649.6 -> 506.8) but spilled on sm_80 for per-channel recipes (up to
-  ** 100 bytes) and took NVRTC past 1 s for a sweep recipe. */
-  if (hi && bucket < 4) {
+  ** 100 bytes) and took NVRTC past 1 s for a sweep recipe.  Nor below 33
+  ** rows, where it was not measured and a 3-bit sweep recipe's compile at
+  ** 17..32 rows reached 1.06 s. */
+  if (hi && (bucket == 2 || bucket == 3)) {
     int r;
     for (r = r0; r > c->r; r /= 2) {
       int ws = words_max(lay, r);
