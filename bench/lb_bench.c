@@ -221,6 +221,10 @@ typedef struct env {
 ** stderr gets nothing): it says where the run is while a shape's
 ** reference, compiles and timings take their seconds, and is cleared
 ** before each result line. */
+static void status(const env *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void complain(const env *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void status(const env *e, const char *fmt, ...) {
   va_list ap;
   if (!e->progress) return;
@@ -233,6 +237,16 @@ static void status(const env *e, const char *fmt, ...) {
 
 static void status_clear(const env *e) {
   if (e->progress) fputs("\r\033[K", stderr);
+}
+
+/* A failure's message on stderr, on a line of its own. */
+static void complain(const env *e, const char *fmt, ...) {
+  va_list ap;
+  status_clear(e);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
 }
 
 static void *upload(const void *host, size_t bytes) {
@@ -264,8 +278,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   status(e, "%s %dx%d: data, float64 reference, compile", lb_recipe_name(r),
          k, n);
   if (!lb_case_make(&c, r, maxm, n, k, e->seed++)) {
-    status_clear(e);
-    fprintf(stderr, "%s %dx%d: %s\n", lb_recipe_name(r), k, n, lb_errmsg());
+    complain(e, "%s %dx%d: %s", lb_recipe_name(r), k, n, lb_errmsg());
     return 0;
   }
   /* The float64 reference covers the first REF_ROWS rows (at M = 4096
@@ -280,7 +293,10 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   {
     lb_case head = c;
     head.m = refm;
-    lb_case_reference(&head, y64, mag64);
+    if (!lb_case_reference(&head, y64, mag64)) {
+      complain(e, "%s %dx%d: %s", lb_recipe_name(r), k, n, lb_errmsg());
+      goto fail;
+    }
   }
   /* cuBLAS multiplies the same weights, dequantized and rounded to the
   ** activation type. */
@@ -301,13 +317,11 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   j.y = ybuf;
   if (!j.w.packed || !j.w.scales || (c.zero_bytes && !j.w.zeros) ||
       (c.bias_bytes && !j.w.bias) || !j.x || !j.wdense) {
-    status_clear(e);
-    fprintf(stderr, "device allocation failed\n");
+    complain(e, "device allocation failed");
     goto fail;
   }
   if (lb_op_create(e->ctx, r, n, k, &op) != LB_OK) {
-    status_clear(e);
-    fprintf(stderr, "%s: lb_op_create: %s\n", lb_recipe_name(r), lb_errmsg());
+    complain(e, "%s: lb_op_create: %s", lb_recipe_name(r), lb_errmsg());
     goto fail;
   }
   lb_op_info(op, &info);
@@ -328,8 +342,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     cudaFree(j.ws);
     j.ws = NULL;
     if (lb_op_workspace(op, j.m, &j.wsb) != LB_OK) {
-      status_clear(e);
-      fprintf(stderr, "lb_op_workspace: %s\n", lb_errmsg());
+      complain(e, "lb_op_workspace: %s", lb_errmsg());
       goto fail;
     }
     if (j.wsb) CK(cudaMalloc(&j.ws, j.wsb));

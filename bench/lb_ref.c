@@ -234,7 +234,7 @@ static void *reference_part(void *arg) {
 ** cases (M = 100, K = 16384) are bound by this loop, not by the GPU. Each
 ** output is one thread's sum in the same order, so the result does not
 ** depend on the thread count. */
-void lb_case_reference(const lb_case *c, double *y64, double *mag64) {
+int lb_case_reference(const lb_case *c, double *y64, double *mag64) {
   enum { MAXT = 32 };
   pthread_t tid[MAXT];
   lb_ref_part part[MAXT];
@@ -244,7 +244,10 @@ void lb_case_reference(const lb_case *c, double *y64, double *mag64) {
   int t, nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
   size_t i, total = (size_t)c->m * (size_t)c->k;
   double *xr = malloc(sizeof(double) * total);
-  if (xr == NULL) return;
+  if (xr == NULL) {
+    lb_fail(LB_EMEM, "lb_case_reference: no memory for x in double");
+    return 0;
+  }
   for (i = 0; i < total; i++) xr[i] = lb_load(c->r->act, c->x, i);
   if (work < 1 << 22) nt = 1; /* a thread costs more than it saves */
   if (nt > c->n) nt = c->n;
@@ -261,6 +264,7 @@ void lb_case_reference(const lb_case *c, double *y64, double *mag64) {
   for (t = 1; t < nt; t++)
     if (started[t]) pthread_join(tid[t], NULL);
   free(xr);
+  return 1;
 }
 
 static double unit_roundoff(lb_dtype t) {

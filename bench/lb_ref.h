@@ -47,8 +47,9 @@ double lb_case_weight(const lb_case *c, int j, int kk);
 /* y64[m][n] = x * W^T (+ bias), in double; mag64 (may be NULL) gets
 ** sqrt(sum_k (x[m][k] |W|[n][k])^2), with |W| the size of the terms that
 ** make each weight (|q s| + |offset|): the scale of the rounding error that
-** 16-bit weights put into each output. */
-void lb_case_reference(const lb_case *c, double *y64, double *mag64);
+** 16-bit weights put into each output.  Returns 0 when it could not run
+** (no memory; message in lb_errmsg()): y64 is then not written. */
+int lb_case_reference(const lb_case *c, double *y64, double *mag64);
 
 /* Error of y (stored as the recipe's output type) against y64:
 ** ||y - ref|| / ||ref||; *bad counts elements that are not finite. */

@@ -47,17 +47,17 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 
 /* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2"): experiments with the
 ** plan, as LOWBIT_PLAN does for the GEMV; a malformed or out-of-range
-** entry is skipped.  Read where the source is made, so the source says
-** what it was made with. */
-static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
+** entry (or, with pow2, one that is not a power of two) is skipped.  Read
+** where the source is made, so the source says what it was made with. */
+static int gemm_tune(const char *e, const char *key, int lo, int hi, int pow2,
+                     int v) {
   size_t n = strlen(key);
-  const int any = !strcmp(key, "st");   /* stages need not be a power of 2 */
   while (e && *e) {
     if (!strncmp(e, key, n) && e[n] == '=') {
       char *end;
       long x = strtol(e + n + 1, &end, 10);
       if (end != e + n + 1 && (*end == ',' || *end == '\0') && x >= lo &&
-          x <= hi && (any || !(x & (x - 1))))
+          x <= hi && (!pow2 || !(x & (x - 1))))
         return (int)x;
     }
     e += strcspn(e, ",");
@@ -66,15 +66,13 @@ static int gemm_tune(const char *e, const char *key, int lo, int hi, int v) {
   return v;
 }
 
-/* The plan for one kind of part: hi, the 160 KB ones (lb_gemm_hi), else
-** the 99 KB ones.  The two differ only in the pipeline's shape (code rows
-** a sub-stage, stages, resident scales); the tile and the warps are the
-** same. */
-static void plan(const lb_format *f, int n, int k, int bucket, int hi,
-                 lb_gemm_cfg *c) {
+/* The plan both kinds of part share: the tile, the warps, resident scales
+** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
+** a sub-stage asks for on 160 KB parts (lift). */
+static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
+                     lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
-  const char *tune = getenv("LOWBIT_GEMM");
-  int mj, span, r0;
+  int mj, want;
   memset(c, 0, sizeof *c);
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   /* Measured on an H100 (a16w4 8192 x 8192, LOWBIT_GEMM): 33..64 rows,
@@ -98,18 +96,18 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
   ** their sums meet at the end. */
   c->warps_n = bucket == 0 ? 2 : 4;
   c->warps_k = c->bm <= 64 ? 2 : 1;
-  c->warps_n = gemm_tune(tune, "wn", 1, 8, c->warps_n);
-  c->warps_k = gemm_tune(tune, "wk", 1, 8, c->warps_k);
-  c->warps_m = gemm_tune(tune, "wm", 1, c->bm / 8, c->warps_m);
-  mj = gemm_tune(tune, "mj", 1, 4, mj);
+  c->warps_n = gemm_tune(tune, "wn", 1, 8, 1, c->warps_n);
+  c->warps_k = gemm_tune(tune, "wk", 1, 8, 1, c->warps_k);
+  c->warps_m = gemm_tune(tune, "wm", 1, c->bm / 8, 1, c->warps_m);
+  mj = gemm_tune(tune, "mj", 1, 4, 1, mj);
   c->bn = 16 * mj * c->warps_n;
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
-  c->r = c->bm <= 64 ? 8 : hi && bucket == 3 ? 4 : 2;
-  c->r = gemm_tune(tune, "r", 1, 32, c->r);
+  c->r = gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 2);
   if (c->r > lay->codes) c->r = lay->codes;
-  r0 = c->r;   /* before the budget cuts it */
+  want = gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 4);
+  if (want > lay->codes) want = lay->codes;
   /* Scales and zeros resident in shared memory where a block's rows are
   ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
   ** global memory instead, every short sub-stage waits on that load
@@ -149,34 +147,42 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
       break;   /* lb_gen_gemm reports it */
     }
   }
-  /* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
-  ** back up to the code rows asked for where two stages still fit.
-  ** Measured on an H100 (8192 x 8192): at M = 64, 8 code rows and 3
-  ** stages against 4 and 4, a16w4 66.4 -> 52.6 us, a16w3 86.5 -> 73.5;
-  ** at M = 128, 4 rows and 2 stages against 2 and 4, a16w4 123.0 ->
-  ** 97.5, a16w3 178.8 -> 133.9.  Not past 256 rows: 4 rows and 2 stages
-  ** there ran faster (M = 1024: a16w4 761.5 -> 587.5 us, a16w8_channel
-  ** 649.6 -> 506.8) but spilled on sm_80 for per-channel recipes (up to
-  ** 100 bytes) and took NVRTC past 1 s for a sweep recipe.  Nor below 33
-  ** rows, where it was not measured and a 3-bit sweep recipe's compile at
-  ** 17..32 rows reached 1.06 s. */
-  if (hi && (bucket == 2 || bucket == 3)) {
-    int r;
-    for (r = r0; r > c->r; r /= 2) {
-      int ws = words_max(lay, r);
-      int stage = stage_bytes(c, ws, r);
-      if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
-        c->r = r;
-        c->ws = ws;
-        c->stage = stage;
-        break;
-      }
+  return want;
+}
+
+/* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
+** back up to the code rows asked for where two stages still fit.
+** Measured on an H100 (8192 x 8192): at M = 64, 8 code rows and 3
+** stages against 4 and 4, a16w4 66.4 -> 52.6 us, a16w3 86.5 -> 73.5;
+** at M = 128, 4 rows and 2 stages against 2 and 4, a16w4 123.0 ->
+** 97.5, a16w3 178.8 -> 133.9.  Not past 256 rows: 4 rows and 2 stages
+** there ran faster (M = 1024: a16w4 761.5 -> 587.5 us, a16w8_channel
+** 649.6 -> 506.8) but spilled on sm_80 for per-channel recipes (up to
+** 100 bytes) and took NVRTC past 1 s for a sweep recipe.  Nor below 33
+** rows, where it was not measured and a 3-bit sweep recipe's compile at
+** 17..32 rows reached 1.06 s. */
+static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
+  int r;
+  for (r = want; r > c->r; r /= 2) {
+    int ws = words_max(lay, r);
+    int stage = stage_bytes(c, ws, r);
+    if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
+      c->r = r;
+      c->ws = ws;
+      c->stage = stage;
+      break;
     }
   }
-  c->stages = ((hi ? LB_SMEM_HI_KB : LB_SMEM_LO_KB) * 1024 - c->sres) / c->stage;
+}
+
+/* What follows from a part's sub-stage and budget (KB a block). */
+static void finish(const lb_format *f, int n, int k, int budget,
+                   const char *tune, lb_gemm_cfg *c) {
+  int span;
+  c->stages = (budget * 1024 - c->sres) / c->stage;
   if (c->warps_k > c->r) c->warps_k = c->r;
   {
-    int cap = gemm_tune(tune, "st", 2, 16, 4);
+    int cap = gemm_tune(tune, "st", 2, 16, 0, 4);
     if (c->stages > cap) c->stages = cap;
   }
   /* scale groups a sub-stage meets */
@@ -189,7 +195,7 @@ static void plan(const lb_format *f, int n, int k, int bucket, int hi,
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * c->stage + c->sres;
-  c->sk = gemm_tune(tune, "sk", 1, 16, 0);   /* read here, not per launch */
+  c->sk = gemm_tune(tune, "sk", 1, 16, 1, 0);   /* read here, not per launch */
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans. */
@@ -200,8 +206,14 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
-  plan(f, n, k, bucket, 1, &p->hi);
-  plan(f, n, k, bucket, 0, &p->lo);
+  {
+    const char *tune = getenv("LOWBIT_GEMM");
+    const int want = plan_tile(f, k, bucket, tune, &p->lo);
+    p->hi = p->lo;
+    if (bucket == 2 || bucket == 3) lift(&f->lay, want, &p->hi);
+    finish(f, n, k, LB_SMEM_HI_KB, tune, &p->hi);
+    finish(f, n, k, LB_SMEM_LO_KB, tune, &p->lo);
+  }
   if (p->lo.stages < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
                    "leaves no two-stage pipeline within %d KB", fn, r->name,

@@ -45,7 +45,6 @@ typedef struct lb_bucket {
   lb_status why_st;
   char why[256];
   lb_gemm_cfg cfg;        /* the plan for this device's part */
-  unsigned smem;          /* cfg's */
   lb_compile_info info;
   CUfunction sum;         /* split-K's second kernel; set before fn */
   CUfunction fn;
@@ -152,7 +151,7 @@ void lb_ctx_destroy(lb_ctx *c) {
 
 /* The module for src: memory cache, else disk cache or NVRTC. */
 static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
-                            lb_compile_info *info) {
+                            lb_compile_info *info, const char *where) {
   uint64_t key = lb_hash_str(LB_HASH_INIT, src);
   lb_binary bin;
   lb_mod *m;
@@ -180,13 +179,13 @@ static lb_status get_module(lb_ctx *c, const char *src, lb_mod **out,
   if (m == NULL) {
     lb_binary_free(&bin);
     pthread_mutex_unlock(&c->lock);
-    return lb_fail(LB_EMEM, "lb_op_create: no memory");
+    return lb_fail(LB_EMEM, "%s: no memory", where);
   }
   if ((rc = c->cu->ModuleLoadData(&m->mod, bin.data)) != CUDA_SUCCESS) {
     free(m);
     lb_binary_free(&bin);
     pthread_mutex_unlock(&c->lock);
-    return lb_cufail(rc, "lb_op_create", "cuModuleLoadData");
+    return lb_cufail(rc, where, "cuModuleLoadData");
   }
   m->key = key;
   m->log = bin.log;
@@ -236,7 +235,7 @@ lb_status lb_ctx_kernel(lb_ctx *c, const char *src, const char *name,
   CUresult rc;
   lb_status st;
   memset(&info, 0, sizeof info);
-  if ((st = get_module(c, src, &m, &info)) != LB_OK) return st;
+  if ((st = get_module(c, src, &m, &info, where)) != LB_OK) return st;
   if ((rc = c->cu->ModuleGetFunction(fn, m->mod, name)) != CUDA_SUCCESS)
     return lb_cufail(rc, where, "cuModuleGetFunction");
   return LB_OK;
@@ -289,7 +288,7 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->info.arch = c->arch;
   op->info.regs = op->info.spill = -1;
   if ((st = lb_ctx_enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
-  st = get_module(c, src, &mod, &op->info);
+  st = get_module(c, src, &mod, &op->info, "lb_op_create");
   if (st == LB_OK) {
     /* info: the larger of the two kernels' registers and spills */
     CUresult rc = get_kernel(c, mod, LB_KERNEL, cfg.smem, &op->fn,
@@ -375,10 +374,9 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
     pthread_mutex_unlock(&op->lock);
     return st;
   }
-  st = get_module(op->c, bk->src, &mod, &info);
+  st = get_module(op->c, bk->src, &mod, &info, "lb_op_run");
   if (st == LB_OK) {
-    bk->smem = (unsigned)bk->cfg.smem;
-    rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, (int)bk->smem, &f,
+    rc = get_kernel(op->c, mod, LB_GEMM_KERNEL, bk->cfg.smem, &f,
                     &info.regs, &info.spill);
     if (rc == CUDA_SUCCESS)
       rc = op->cu->ModuleGetFunction(&bk->sum, mod->mod, LB_GEMM_SUM);
@@ -523,7 +521,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   CUfunction fn, sum = NULL;
   unsigned gx, gy, gz = 1, threads, smem;
   float *wsp = NULL;
-  int early = op ? op->overlap : 0;   /* the GEMV: launched with PDL */
+  int early;   /* the GEMV's last argument: launched with PDL */
   CUresult rc;
   lb_status st;
   lb_scope s;
@@ -567,7 +565,6 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   args[4] = (void *)&bias;
   args[5] = (void *)&y;
   args[6] = &m;
-  args[7] = &wsp;    /* the GEMV's last argument is early (below) */
   /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
   ** its first run), else the GEMV, with x in shared memory where its m
   ** rows fit. */
@@ -577,6 +574,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     int sp;
     const size_t need = split_need(op, bk, m, &sp);
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+    args[7] = &wsp;   /* the GEMM's last argument: the splits' sums */
     if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
       if (bytes < need)
         return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
@@ -588,9 +586,10 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     gx = (unsigned)bk->cfg.gridn;
     gy = (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm);
     threads = (unsigned)bk->cfg.threads;
-    smem = bk->smem;
+    smem = (unsigned)bk->cfg.smem;
   } else {
     fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
+    early = op->overlap;
     args[7] = &early;
     gx = op->blocks;
     gy = 1;

@@ -51,8 +51,9 @@ static void reference(const lb_recipe *r, uint64_t seed) {
     return;
   }
   CHECK(y != NULL, "no memory");
-  if (y) {
-    lb_case_reference(&c, y, NULL);
+  if (y && !lb_case_reference(&c, y, NULL)) {
+    CHECK(0, "lb_case_reference: %s", lb_errmsg());
+  } else if (y) {
     for (i = 0; i < m; i++)
       for (j = 0; j < n; j++) {
         double s = 0;

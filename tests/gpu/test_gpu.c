@@ -182,7 +182,10 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   mag64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   hy = malloc(c.y_bytes + GUARD);
   if (!y64 || !mag64 || !hy) goto done;
-  lb_case_reference(&c, y64, mag64);
+  if (!lb_case_reference(&c, y64, mag64)) {
+    GCHECK(0, "reference: %s", lb_errmsg());
+    goto done;
+  }
   w = upload_weights(&c);
   dx = upload(c.x, c.x_bytes);
   if (cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess) dy = NULL;
@@ -306,7 +309,10 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   for (i = 0; i < 3; i++) {
     double err = 0, rel = 0;
     snprintf(what, sizeof what, "overlap run %d m=%d n=k=%d", i, m, n);
-    lb_case_reference(&c, y64, mag64);
+    if (!lb_case_reference(&c, y64, mag64)) {
+      GCHECK(0, "reference: %s", lb_errmsg());
+      break;
+    }
     if (!check_y(&c, d[out[i]], hy, y64, mag64, what, &err, &rel)) break;
     memcpy(c.x, hy, c.x_bytes);   /* the next run's input */
   }
