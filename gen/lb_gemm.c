@@ -79,16 +79,24 @@ static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
   ** one warp over all 64 rows with two taking alternate code rows of
   ** 8-row sub-stages, 71.9 us, against 80.4 with two warps of 32 rows;
   ** past 256 rows two channel groups per warp over 128 rows, 778 us at
-  ** M = 1024 against 1073 (slower at M = 128: 198 against 139 us, hence
-  ** its own bucket). */
-  c->warps_m = bucket == 3 ? 2 : 1;
-  /* 16-channel groups per warp: two past 256 rows for codes that never
+  ** M = 1024 against 1073.  (Slower at M = 128 then, 198 against 139 us,
+  ** before the copies' addresses left the loop; now the same from 65 rows,
+  ** below.) */
+  c->warps_m = 1;
+  /* 16-channel groups per warp: two from 65 rows for codes that never
   ** cross words, 8-bit ones per channel only; at two, 3-bit codes spilled
   ** 8 to 28 bytes on sm_80..89 and an 8-bit g128 recipe (bf16 scales and
-  ** zeros, bias, N = 48) 124 bytes on sm_90.  a16w8_channel at 8192 x 8192,
-  ** M = 1024: 645 us at two, 895 at one. */
-  mj = bucket == 4 && 32 % lay->bits == 0 &&
-               (lay->bits <= 4 || f->per_channel) ? 2 : 1;
+  ** zeros, bias, N = 48) 124 bytes on sm_90, and per-channel recipes with
+  ** bf16 scales 24 to 28 bytes on sm_80 (1-, 4- and 8-bit sweep recipes,
+  ** once the copy addresses were made outside the loop).  a16w8_channel
+  ** at 8192 x 8192, M = 1024: 645 us at two, 895 at one.  From 65 rows
+  ** (bucket 3) the same warp shape, one warp over all 128 rows: at M = 256
+  ** a16w4 172.9 us against 181.4 with two warps of 64 rows, a16w1 172.2
+  ** against 238.1; at M = 128 a16w4 95.2 against 92.9 (shapes differ:
+  ** 14336 x 4096 80.1 against 87.6, 4096 x 14336 104.8 against 95.1). */
+  mj = bucket >= 3 && 32 % lay->bits == 0 &&
+               (lay->bits <= 4 || f->per_channel) &&
+               !(f->per_channel && f->sdtype == LB_BF16) ? 2 : 1;
   /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
   ** as many, measured faster for every shipped width at M = 16, e.g.
   ** a16w4 8192 x 8192 27.5 against 30.0 us, a16w2 31.1 against 47.6);
@@ -176,11 +184,22 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
 }
 
 /* What follows from a part's sub-stage and budget (KB a block). */
-static void finish(const lb_format *f, int n, int k, int budget,
+static void finish(const lb_format *f, int n, int k, int bucket, int budget,
                    const char *tune, lb_gemm_cfg *c) {
   int span;
   c->stages = (budget * 1024 - c->sres) / c->stage;
   if (c->warps_k > c->r) c->warps_k = c->r;
+  /* Past 256 rows (grids of many waves) two blocks an SM rather than a
+  ** deeper pipeline, where two stages let two fit an sm_90's 228 KB
+  ** (1 KB of each block reserved).  Measured on an H100, M = 1024, three
+  ** stages against two: a16w4 8192 x 8192 674.2 -> 525.4 us, 4096 x
+  ** 14336 698.6 -> 581.5, 4096 x 4096 202.2 -> 156.6, a16w8_channel
+  ** 579.2 -> 457.9; the same at 65..256 rows, whose grids are one wave.
+  ** An sm_80 (164 KB an SM) reads the same plan and keeps one block: not
+  ** measured there. */
+  if (bucket == 4 && budget == LB_SMEM_HI_KB && c->stages > 2 &&
+      2 * (2 * c->stage + c->sres + 1024) <= 228 * 1024)
+    c->stages = 2;
   {
     int cap = gemm_tune(tune, "st", 2, 16, 0, 4);
     if (c->stages > cap) c->stages = cap;
@@ -210,9 +229,10 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     const char *tune = getenv("LOWBIT_GEMM");
     const int want = plan_tile(f, k, bucket, tune, &p->lo);
     p->hi = p->lo;
-    if (bucket == 2 || bucket == 3) lift(&f->lay, want, &p->hi);
-    finish(f, n, k, LB_SMEM_HI_KB, tune, &p->hi);
-    finish(f, n, k, LB_SMEM_LO_KB, tune, &p->lo);
+    const int mj = p->lo.bn / (16 * p->lo.warps_n);
+    if (bucket == 2 || (bucket >= 3 && mj == 1)) lift(&f->lay, want, &p->hi);
+    finish(f, n, k, bucket, LB_SMEM_HI_KB, tune, &p->hi);
+    finish(f, n, k, bucket, LB_SMEM_LO_KB, tune, &p->lo);
   }
   if (p->lo.stages < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
@@ -291,6 +311,13 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   }
   lb_emit_prelude(&b, &f);
   lb_emit_prelude_w16(&b, &f);
+  /* LOWBIT_GEMM plain=1: the plan with its dequantisation left out (the
+  ** packed words go to the tensor cores as they are): a wrong result
+  ** in the time of the same data movement and MMAs, to see what the
+  ** dequantisation costs.  Never by default. */
+  lb_buf_printf(&b, "constexpr bool LB_PLAIN = %s;   // LOWBIT_GEMM plain=1: "
+                "wrong results, for timing\n\n",
+                gemm_tune(getenv("LOWBIT_GEMM"), "plain", 0, 1, 0, 0) ? "true" : "false");
   lb_buf_printf(&b,
     "// Plan for n = %d, k = %d, rows %s on %d SMs, by the part's shared "
     "memory\n// (%d KB or %d KB a block).\n"

@@ -90,58 +90,90 @@ __device__ __forceinline__ lb_u4 lb_lds16(const char *p) {
   return *reinterpret_cast<const lb_u4 *>(p);
 }
 
-// Issue the copies of sub-stage ss into stage buffer `buf`: every thread
-// of the block takes 16-byte chunks in memory order.  Where a thread has
-// at most four chunks of each kind the loops unroll (the block's size is
-// known), so the address arithmetic that does not depend on ss leaves the
-// main loop: measured, the issue took a third of a 16-row tile's
-// instructions before.  With more (128 x 128 tiles) the addresses would
-// outgrow the registers, and the plain loop measured faster.  Channels
-// past N repeat the last (never stored); activation rows past m repeat
-// row m - 1; activations past K are not read (their code rows are
-// skipped).
+// The copies of a sub-stage: every thread of the block takes 16-byte
+// chunks in memory order, chunk c = threadIdx.x + e LB_THREADS (e = 0, 1,
+// ...).  Activations: LB_XPR chunks a row (32 LB_R values).  Weights:
+// each channel row's 8 chunks of a word, for each of the sub-stage's
+// words.  Threads and chunks a row are both powers of two, so thread
+// chunk e sits at a fixed offset from its first, in rows and in chunks:
+// the addresses are made once (lb_copy_of), and a sub-stage adds its
+// place in K.  Measured (ncu, a16w4 8192 x 8192, M = 128, H100): making
+// them per chunk took 40% of the GEMM's instructions.  Channels past N
+// repeat the last (never stored); activation rows past m repeat row
+// m - 1 (in the block that has them); activations past K are not read
+// (their code rows are skipped).
 constexpr int LB_THREADS = LB_GWARPS * 32;
-constexpr int LB_WCHUNKS = LB_BN * LB_WS * 8, LB_XCHUNKS = LB_BM * 4 * LB_R;
-static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a row");
+constexpr int LB_XPR = 4 * LB_R;
+constexpr int LB_XCHUNKS = LB_BM * LB_XPR, LB_WCHUNKS = LB_BN * 8;
+constexpr int LB_XPER = (LB_XCHUNKS + LB_THREADS - 1) / LB_THREADS;
+constexpr int LB_WPER = (LB_WCHUNKS + LB_THREADS - 1) / LB_THREADS;
+static_assert((LB_THREADS & (LB_THREADS - 1)) == 0 && (LB_XPR & (LB_XPR - 1)) == 0,
+              "threads and chunks a row are powers of two (one divides the other)");
+static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a word");
 
-// f(c) for this thread's chunks c of N: unrolled where a thread has at
-// most four.
-template <int N, typename F>
-__device__ __forceinline__ void lb_each_chunk(F f) {
-  constexpr int PER = (N + LB_THREADS - 1) / LB_THREADS;
-  if constexpr (PER <= 4) {
-#pragma unroll
-    for (int e = 0; e < PER; e++)
-      if (N % LB_THREADS == 0 || threadIdx.x + e * LB_THREADS < N)
-        f(threadIdx.x + e * LB_THREADS);
-  } else {
-    for (int c = threadIdx.x; c < N; c += LB_THREADS) f(c);
-  }
+// Chunk e of this thread: rows past its first, and chunks past its first
+// within a row of pr chunks.
+__host__ __device__ constexpr int lb_erow(int e, int pr) { return e * LB_THREADS / pr; }
+__host__ __device__ constexpr int lb_ecol(int e, int pr) { return e * LB_THREADS % pr; }
+
+struct lb_copy {
+  const lb_act_t *x;     // first activation chunk at k = 0 (row m0 + its row)
+  const unsigned *w;     // first weight chunk at word 0 of tile 0
+  int xs, wsm;           // shared-memory offsets of both in a stage
+};
+// (The edges recompute rows from threadIdx.x: at 128 x 128 tiles every
+// register the loop keeps counts.)
+
+__device__ __forceinline__ lb_copy lb_copy_of(const unsigned *wq,
+                                              const lb_act_t *x, int n0,
+                                              int m0) {
+  lb_copy c;
+  const int tid = threadIdx.x, xr = tid / LB_XPR, xj = tid % LB_XPR, wr = tid / 8;
+  c.x = x + (long long)(m0 + xr) * LB_K + 8 * xj;
+  c.w = wq + (long long)min(n0 + wr, LB_N - 1) * LB_ROWW + 4 * (tid % 8);
+  c.xs = LB_BN * LB_WROWC * 16 + xr * LB_XROWB + 16 * xj;
+  c.wsm = (wr * LB_WROWC + tid % 8) * 16;
+  return c;
 }
+
+// Issue the copies of sub-stage ss into stage buffer `buf`.  full_m: every
+// activation row of the block's tile is below m; full_n: every channel
+// below N.
 __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
-                                         const unsigned *wq,
+                                         const lb_copy &c, const unsigned *wq,
                                          const lb_act_t *x, int n0, int m0,
-                                         int m) {
+                                         int m, bool full_m, bool full_n) {
   const int tile = ss / LB_NQ, q = ss % LB_NQ;
   const int w0 = lb_ss_w0(q), nw = lb_ss_nw(q);
-  char *wbuf = smem + buf * LB_STAGE_B;
-  char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
-  auto wchunk = [&](int c) {
-    const int row = c / (LB_WS * 8), w = c / 8 % LB_WS, j = c % 8;
-    if (LB_WS > 1 && w >= nw) return;
-    const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
-    lb_cp16(wbuf + (row * LB_WROWC + w * 8 + j) * 16,
-            wq + ch * LB_ROWW + (tile * LB_WORDS + w0 + w) * 32 + 4 * j);
-  };
+  char *const sbuf = smem + buf * LB_STAGE_B;
   const int k0 = tile * LB_TILE + q * 32 * LB_R;
-  auto xchunk = [&](int c) {
-    const int row = c / (4 * LB_R), j = c % (4 * LB_R);
-    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) return;
-    lb_cp16(xbuf + row * LB_XROWB + 16 * j,
-            x + (long long)min(m0 + row, m - 1) * LB_K + k0 + 8 * j);
-  };
-  lb_each_chunk<LB_WCHUNKS>(wchunk);
-  lb_each_chunk<LB_XCHUNKS>(xchunk);
+  const lb_act_t *const xk = c.x + k0;
+#pragma unroll
+  for (int e = 0; e < LB_XPER; e++) {
+    if (LB_XCHUNKS % LB_THREADS != 0 && threadIdx.x + e * LB_THREADS >= LB_XCHUNKS) break;
+    const int j = (int)threadIdx.x % LB_XPR + lb_ecol(e, LB_XPR);
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    const lb_act_t *src = xk + (long long)lb_erow(e, LB_XPR) * LB_K + 8 * lb_ecol(e, LB_XPR);
+    if (!full_m) {
+      const int row = min(m0 + (int)threadIdx.x / LB_XPR + lb_erow(e, LB_XPR), m - 1);
+      src = x + (long long)row * LB_K + k0 + 8 * j;
+    }
+    lb_cp16(sbuf + c.xs + lb_erow(e, LB_XPR) * LB_XROWB + 16 * lb_ecol(e, LB_XPR), src);
+  }
+  const unsigned *const wk = c.w + (tile * LB_WORDS + w0) * 32;
+#pragma unroll
+  for (int e = 0; e < LB_WPER; e++) {
+    if (LB_WCHUNKS % LB_THREADS != 0 && threadIdx.x + e * LB_THREADS >= LB_WCHUNKS) break;
+    const unsigned *src = wk + (long long)lb_erow(e, 8) * LB_ROWW;
+    if (LB_N % LB_BN != 0 && !full_n) {
+      const int ch = min(n0 + (int)threadIdx.x / 8 + lb_erow(e, 8), LB_N - 1);
+      src = wq + (long long)ch * LB_ROWW + (tile * LB_WORDS + w0) * 32 + 4 * (threadIdx.x % 8);
+    }
+#pragma unroll
+    for (int w = 0; w < LB_WS; w++)
+      if (LB_WS == 1 || w < nw)
+        lb_cp16(sbuf + c.wsm + (lb_erow(e, 8) * LB_WROWC + 8 * w) * 16, src + 32 * w);
+  }
 }
 
 // Raw scales and zeros of the groups a sub-stage meets, for this thread's
@@ -241,8 +273,13 @@ __device__ __forceinline__ void lb_rows(
         for (int r = 0; r < 2; r++) {
           const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
           const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
-          a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
-          a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), cr, s2[j][r], b2[j][r]);
+          if constexpr (LB_PLAIN) {   // an experiment: the words as weights
+            a[0][r] = v0.x;
+            a[1][r] = v0.z;
+          } else {
+            a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
+            a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), cr, s2[j][r], b2[j][r]);
+          }
         }
 #pragma unroll
         for (int f = 0; f < LB_MF; f++)
@@ -339,10 +376,13 @@ __device__ __forceinline__ void lb_gemm_body(
   // at its start; saying nothing (the next starts as this one's blocks
   // end) costs nothing.
   lb_wait_prior();
+  const lb_copy cp = lb_copy_of(wq, x, n0, m0);
+  const bool full_m = m0 + LB_BM <= m, full_n = n0 + LB_BN <= LB_N;
   // Prologue: LB_STAGES - 1 sub-stages in flight.
 #pragma unroll
   for (int s = 0; s < LB_STAGES - 1; s++) {
-    if (s < ns) lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), wq, x, n0, m0, m);
+    if (s < ns)
+      lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), cp, wq, x, n0, m0, m, full_m, full_n);
     lb_cp_commit();
   }
   lb_sgroups sg;
@@ -356,7 +396,9 @@ __device__ __forceinline__ void lb_gemm_body(
     {
       const int ahead = ss + LB_STAGES - 1;
       const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
-      if (ahead < ns) lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), wq, x, n0, m0, m);
+      if (ahead < ns)
+        lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), cp, wq, x, n0, m0, m, full_m,
+                 full_n);
       lb_cp_commit();
     }
     const lb_sgroups cur = sg;

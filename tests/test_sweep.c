@@ -7,7 +7,8 @@
 ** it).  The disk cache is
 ** off, so every compile is a real one and its time is reported.
 **
-**   test_sweep [SUBSTRING]   only the recipes whose name contains it
+**   test_sweep [SUBSTRING [M]]   only the recipes whose name contains it
+**                                ("" for all); M: every GEMM at M rows
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
   const char *e = getenv("LOWBIT_SWEEP_MAX_S");
   double limit = e && atof(e) > 0 ? atof(e) : 1.0, worst = 0, total = 0;
   char worst_name[112] = "";
-  const char *only = argc > 1 ? argv[1] : NULL;   /* names containing it */
+  const char *only = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  const int fixed_m = argc > 2 ? atoi(argv[2]) : 0;   /* 0: in turn */
   int n = lb_sweep(rows, MAXROWS), i, a;
   setenv("LOWBIT_CACHE", "0", 1);   /* time real compiles */
   if (n <= 0) {
@@ -46,7 +48,8 @@ int main(int argc, char **argv) {
          "sm_80 s/regs/spill", "sm_90 s/regs/spill");
   for (i = 0; i < n * 2; i++) {
     const lb_sweep_row *row = &rows[i / 2];
-    const int m = i % 2 ? gemm_m[i / 2 % 5] : 1;   /* GEMV, then a GEMM */
+    const int m = i % 2 == 0 ? 1   /* GEMV, then a GEMM */
+                  : fixed_m > LB_MAX_M ? fixed_m : gemm_m[i / 2 % 5];
     lb_recipe *r = NULL;
     char *src = NULL, cell[2][40];
     if (only && strstr(row->name, only) == NULL) continue;
