@@ -189,17 +189,24 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   int span;
   c->stages = (budget * 1024 - c->sres) / c->stage;
   if (c->warps_k > c->r) c->warps_k = c->r;
-  /* Past 256 rows (grids of many waves) two blocks an SM rather than a
-  ** deeper pipeline, where two stages let two fit an sm_90's 228 KB
-  ** (1 KB of each block reserved).  Measured on an H100, M = 1024, three
-  ** stages against two: a16w4 8192 x 8192 674.2 -> 525.4 us, 4096 x
-  ** 14336 698.6 -> 581.5, 4096 x 4096 202.2 -> 156.6, a16w8_channel
-  ** 579.2 -> 457.9; the same at 65..256 rows, whose grids are one wave.
-  ** An sm_80 (164 KB an SM) reads the same plan and keeps one block: not
-  ** measured there. */
-  if (bucket == 4 && budget == LB_SMEM_HI_KB && c->stages > 2 &&
-      2 * (2 * c->stage + c->sres + 1024) <= 228 * 1024)
+  /* Two blocks an SM rather than a deeper pipeline, where two stages let
+  ** two fit an sm_90's 228 KB (1 KB of each block reserved); K is then
+  ** split for two blocks an SM where the tiles leave fewer
+  ** (lb_gemm_splits).  Measured on an H100, a16w4 8192 x 8192: M = 1024,
+  ** 674.2 -> 525.4 us (4096 x 14336 698.6 -> 581.5, 4096 x 4096 202.2 ->
+  ** 156.6, a16w8_channel 579.2 -> 457.9); M = 128, K split 4 ways, 95.8
+  ** -> 81.0 (a16w8_channel 82.9 -> 72.7, 4096 x 14336 105.4 -> 94.8);
+  ** M = 32, split 2 ways, 37.2 -> 35.2 (a16w3 42.0 -> 38.4; but a16w1
+  ** and a16w2 54.6 -> 61.2 and 53.8 -> 61.4, hence 3 bits and more
+  ** there).  Not at 33..64 rows (split 2 ways, 51.6 -> 56.0), nor up to
+  ** 16 (not measured).  An sm_80 (164 KB an SM) reads the same plan and
+  ** keeps one block: not measured there. */
+  c->per_sm = 1;
+  if (((bucket == 1 && f->lay.bits >= 3) || bucket >= 3) && budget == LB_SMEM_HI_KB &&
+      c->stages >= 2 && 2 * (2 * c->stage + c->sres + 1024) <= 228 * 1024) {
     c->stages = 2;
+    c->per_sm = 2;
+  }
   {
     int cap = gemm_tune(tune, "st", 2, 16, 0, 4);
     if (c->stages > cap) c->stages = cap;
@@ -349,11 +356,12 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   return LB_OK;
 }
 
-/* Split-K where the tiles of m rows fill at most half the SMs: as many
-** splits as keep one wave (at most 4), each at least 2 sub-stages long. */
+/* Split-K where the tiles of m rows fill at most half the blocks the SMs
+** hold at once (per_sm an SM): as many splits as keep one such wave (at
+** most 4), each at least 2 sub-stages long. */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
-  long long s = sms / (blocks > 0 ? blocks : 1);
+  long long s = (long long)sms * c->per_sm / (blocks > 0 ? blocks : 1);
   if (c->sk) return c->sk < c->nss ? c->sk : c->nss;   /* an experiment */
   if (s > 4) s = 4;
   if (s > c->nss / 2) s = c->nss / 2;

@@ -33,6 +33,8 @@ typedef struct lb_gemm_cfg {
   int sk;                 /* K splits LOWBIT_GEMM asks for (0: the rule's) */
   int smem;               /* dynamic shared memory a block: stages and
                           ** resident scales */
+  int per_sm;             /* blocks the plan means an SM to hold (2: two
+                          ** stages so that two fit an sm_90; else 1) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for the parts with 160 KB of shared memory a

@@ -109,16 +109,16 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&p.hi, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
   /* the two parts share the tile and the warps; the larger budget never
-  ** takes fewer code rows, nor less shared memory but past 256 rows, where
-  ** two stages let two blocks share an SM */
+  ** takes fewer code rows, nor less shared memory but where two stages let
+  ** two blocks share an SM */
   CHECK(p.hi.bm == p.lo.bm && p.hi.warps_m == p.lo.warps_m &&
         p.hi.r >= p.lo.r &&
-        (p.hi.smem >= p.lo.smem || (bucket == 4 && p.hi.stages == 2 &&
+        (p.hi.smem >= p.lo.smem || (p.hi.per_sm == 2 && p.hi.stages == 2 &&
                                     2 * (p.hi.smem + 1024) <= 228 * 1024)),
         "%s n=%d k=%d b%d: hi plan %d x %d r %d, lo plan %d x %d r %d", name,
         n, k, bucket, p.hi.bm, p.hi.bn, p.hi.r, p.lo.bm, p.lo.bn, p.lo.r);
-  /* split K, on both plans: one wave at most, every split at least two
-  ** sub-stages */
+  /* split K, on both plans: one wave at most (per_sm blocks an SM),
+  ** every split at least two sub-stages */
   for (int h = 0; h < 2; h++) {
     static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
                              1024};
@@ -130,8 +130,8 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
       for (sms = 16; sms <= 256; sms *= 2) {
         blocks = c.gridn * ((m + c.bm - 1) / c.bm);
         sp = lb_gemm_splits(&c, m, sms);
-        CHECK(sp >= 1 && sp <= 4 && (sp == 1 || (sp * blocks <= sms &&
-                                                 2 * sp <= c.nss)),
+        CHECK(sp >= 1 && sp <= 4 && c.per_sm >= 1 && c.per_sm <= 2 &&
+                  (sp == 1 || (sp * blocks <= sms * c.per_sm && 2 * sp <= c.nss)),
               "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
               "blocks", name, n, k, m, sms, sp, c.nss, blocks);
       }
