@@ -68,7 +68,7 @@ static int gemm_tune(const char *e, const char *key, int lo, int hi, int pow2,
 
 /* The plan both kinds of part share: the tile, the warps, resident scales
 ** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
-** a sub-stage asks for on 160 KB parts (lift). */
+** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
 static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
                      lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
@@ -114,7 +114,11 @@ static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
   ** fewer rows less shared memory (activations grow with the tile). */
   c->r = gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 2);
   if (c->r > lay->codes) c->r = lay->codes;
-  want = gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 4);
+  /* What 160 KB parts ask for (lift): 8 code rows at 33..64 rows, 4 past
+  ** 64 where a warp has one channel group (with two, 4 rows spilled on
+  ** sm_80 and sm_90); nothing below 33 rows (0). */
+  want = bucket == 2 || (bucket >= 3 && mj == 1)
+             ? gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 4) : 0;
   if (want > lay->codes) want = lay->codes;
   /* Scales and zeros resident in shared memory where a block's rows are
   ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
@@ -159,16 +163,16 @@ static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
 }
 
 /* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
-** back up to the code rows asked for where two stages still fit.
+** back up to the code rows asked for (want) where two stages still fit.
 ** Measured on an H100 (8192 x 8192): at M = 64, 8 code rows and 3
 ** stages against 4 and 4, a16w4 66.4 -> 52.6 us, a16w3 86.5 -> 73.5;
-** at M = 128, 4 rows and 2 stages against 2 and 4, a16w4 123.0 ->
-** 97.5, a16w3 178.8 -> 133.9.  Not past 256 rows: 4 rows and 2 stages
-** there ran faster (M = 1024: a16w4 761.5 -> 587.5 us, a16w8_channel
-** 649.6 -> 506.8) but spilled on sm_80 for per-channel recipes (up to
-** 100 bytes) and took NVRTC past 1 s for a sweep recipe.  Nor below 33
-** rows, where it was not measured and a 3-bit sweep recipe's compile at
-** 17..32 rows reached 1.06 s. */
+** at M = 128 (two warps of 64 rows then), 4 rows and 2 stages against 2
+** and 4, a16w4 123.0 -> 97.5, a16w3 178.8 -> 133.9.  With two channel
+** groups a warp 4 rows ran faster (M = 1024: a16w4 761.5 -> 587.5 us,
+** a16w8_channel 649.6 -> 506.8) but spilled on sm_80 for per-channel
+** recipes (up to 100 bytes) and took NVRTC past 1 s for a sweep recipe.
+** Below 33 rows it was not measured, and a 3-bit sweep recipe's compile
+** at 17..32 rows reached 1.06 s. */
 static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
   int r;
   for (r = want; r > c->r; r /= 2) {
@@ -202,8 +206,9 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** 16 (not measured).  An sm_80 (164 KB an SM) reads the same plan and
   ** keeps one block: not measured there. */
   c->per_sm = 1;
-  if (((bucket == 1 && f->lay.bits >= 3) || bucket >= 3) && budget == LB_SMEM_HI_KB &&
-      c->stages >= 2 && 2 * (2 * c->stage + c->sres + 1024) <= 228 * 1024) {
+  if (((bucket == 1 && f->lay.bits >= 3) || bucket >= 3) &&
+      budget == LB_SMEM_HI_KB && c->stages >= 2 &&
+      2 * (2 * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
     c->stages = 2;
     c->per_sm = 2;
   }
@@ -224,20 +229,19 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->sk = gemm_tune(tune, "sk", 1, 16, 1, 0);   /* read here, not per launch */
 }
 
-/* Checks the arguments (messages name fn), derives the format and plans. */
+/* Checks the arguments (messages name fn), derives the format and plans
+** (tune: LOWBIT_GEMM). */
 static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
-                         int sms, const char *fn, lb_format *f,
-                         lb_gemm_plans *p) {
+                         int sms, const char *fn, const char *tune,
+                         lb_format *f, lb_gemm_plans *p) {
   lb_status st;
   if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
   {
-    const char *tune = getenv("LOWBIT_GEMM");
     const int want = plan_tile(f, k, bucket, tune, &p->lo);
     p->hi = p->lo;
-    const int mj = p->lo.bn / (16 * p->lo.warps_n);
-    if (bucket == 2 || (bucket >= 3 && mj == 1)) lift(&f->lay, want, &p->hi);
+    lift(&f->lay, want, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_HI_KB, tune, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_LO_KB, tune, &p->lo);
   }
@@ -253,7 +257,8 @@ lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   lb_format f;
   if (r == NULL || plans == NULL)
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
-  return prepare(r, n, k, bucket, sms, "lb_describe", &f, plans);
+  return prepare(r, n, k, bucket, sms, "lb_describe", getenv("LOWBIT_GEMM"),
+                 &f, plans);
 }
 
 /* One part's plan as the constants the template reads. */
@@ -290,10 +295,12 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   lb_format f;
   lb_gemm_plans p;
   lb_status st;
+  const char *tune = getenv("LOWBIT_GEMM");   /* read once: plan and text */
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", &f, &p)) != LB_OK)
+  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", tune, &f, &p)) !=
+      LB_OK)
     return st;
   lb_buf_init(&b);
   lb_buf_printf(&b,
@@ -306,9 +313,9 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
     bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
-  if (getenv("LOWBIT_GEMM")) {   /* printable, no comment-ending chars */
+  if (tune) {   /* printable, no comment-ending chars */
     char t[101];
-    const char *e = getenv("LOWBIT_GEMM");
+    const char *e = tune;
     size_t i, j = 0;
     for (i = 0; e[i] && j < sizeof t - 1; i++)
       if (e[i] >= ' ' && e[i] <= '~' && e[i] != '\\' && e[i] != '"')
@@ -324,7 +331,7 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
   ** dequantisation costs.  Never by default. */
   lb_buf_printf(&b, "constexpr bool LB_PLAIN = %s;   // LOWBIT_GEMM plain=1: "
                 "wrong results, for timing\n\n",
-                gemm_tune(getenv("LOWBIT_GEMM"), "plain", 0, 1, 0, 0) ? "true" : "false");
+                gemm_tune(tune, "plain", 0, 1, 0, 0) ? "true" : "false");
   lb_buf_printf(&b,
     "// Plan for n = %d, k = %d, rows %s on %d SMs, by the part's shared "
     "memory\n// (%d KB or %d KB a block).\n"
@@ -360,9 +367,9 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
 ** hold at once (per_sm an SM): as many splits as keep one such wave (at
 ** most 4), each at least 2 sub-stages long. */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
-  long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
-  long long s = (long long)sms * c->per_sm / (blocks > 0 ? blocks : 1);
+  long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s;
   if (c->sk) return c->sk < c->nss ? c->sk : c->nss;   /* an experiment */
+  s = (long long)sms * c->per_sm / (blocks > 0 ? blocks : 1);
   if (s > 4) s = 4;
   if (s > c->nss / 2) s = c->nss / 2;
   return s >= 2 ? (int)s : 1;

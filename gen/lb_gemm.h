@@ -15,6 +15,8 @@
 #define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
 #define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */
+#define LB_SMEM_SM_KB 228      /* an sm_90's SM: what two blocks share */
+#define LB_SMEM_RESERVED 1024  /* bytes the driver keeps of each block's */
 
 typedef struct lb_gemm_cfg {
   int bm, bn;             /* block tile: activation rows x channels */

@@ -121,8 +121,8 @@ struct lb_copy {
   const unsigned *w;     // first weight chunk at word 0 of tile 0
   int xs, wsm;           // shared-memory offsets of both in a stage
 };
-// (The edges recompute rows from threadIdx.x: at 128 x 128 tiles every
-// register the loop keeps counts.)
+// (The edges recompute their rows from threadIdx.x; keeping them in the
+// struct measured the same registers.)
 
 __device__ __forceinline__ lb_copy lb_copy_of(const unsigned *wq,
                                               const lb_act_t *x, int n0,

@@ -14,9 +14,9 @@
 
 #define failures lb_test_failures
 
-/* st must be want, with a message that names `who`. */
 extern const char lb_tpl_pack[];   /* templates/pack.cu, embedded */
 
+/* st must be want, with a message that names `who`. */
 static void refused(lb_status st, lb_status want, const char *who,
                     const char *what) {
   CHECK(st == want && strstr(lb_errmsg(), who) != NULL,

@@ -114,7 +114,8 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   CHECK(p.hi.bm == p.lo.bm && p.hi.warps_m == p.lo.warps_m &&
         p.hi.r >= p.lo.r &&
         (p.hi.smem >= p.lo.smem || (p.hi.per_sm == 2 && p.hi.stages == 2 &&
-                                    2 * (p.hi.smem + 1024) <= 228 * 1024)),
+                                    2 * (p.hi.smem + LB_SMEM_RESERVED) <=
+                                        LB_SMEM_SM_KB * 1024)),
         "%s n=%d k=%d b%d: hi plan %d x %d r %d, lo plan %d x %d r %d", name,
         n, k, bucket, p.hi.bm, p.hi.bn, p.hi.r, p.lo.bm, p.lo.bn, p.lo.r);
   /* split K, on both plans: one wave at most (per_sm blocks an SM),
