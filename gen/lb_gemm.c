@@ -13,6 +13,7 @@
 #include "lb_err.h"
 #include "lb_format.h"
 #include "lb_gemm.h"
+#include "lb_hash.h"
 #include "lb_prelude.h"
 
 int lb_gemm_bucket(int m) {
@@ -45,31 +46,90 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
   return c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * r + (r >= 2 ? 64 : 0));
 }
 
-/* LOWBIT_GEMM ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2"): experiments with the
-** plan, as LOWBIT_PLAN does for the GEMV; a malformed or out-of-range
-** entry (or, with pow2, one that is not a power of two) is skipped.  Read
-** where the source is made, so the source says what it was made with. */
-static int gemm_tune(const char *e, const char *key, int lo, int hi, int pow2,
-                     int v) {
-  size_t n = strlen(key);
+/* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
+** LOWBIT_GEMM, lb_generate_plan and the tuning table spell it: each knob
+** given replaces the rules' choice, the rest stay the rules'.  The keys,
+** their ranges and lb_plan_text's order (include/lowbit.h and
+** docs/architecture.md list them too: change all three). */
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_PLAIN, NKNOB };
+static const struct {
+  const char *key;
+  int lo, hi, pow2;
+} knob[NKNOB] = {
+    {"wn", 1, 8, 1},  {"wk", 1, 8, 1},  {"wm", 1, 16, 1},
+    {"mj", 1, 4, 1},  {"r", 1, 32, 1},  {"st", 2, 16, 0},
+    {"sk", 0, 16, 1}, {"bs", 1, 2, 0},  {"plain", 0, 1, 0}};
+
+typedef struct knobs {
+  int v[NKNOB];   /* -1: the rules' */
+} knobs;
+
+/* Parses plan (NULL or "": the rules) for bucket; messages name `from`
+** and the plan.  Strict: an unknown key or a value out of range is an
+** error, never skipped, so a plan that says something is what is built. */
+static lb_status parse_plan(const char *plan, int bucket, const char *from,
+                            knobs *kn) {
+  const char *e = plan;
+  int i;
+  for (i = 0; i < NKNOB; i++) kn->v[i] = -1;
   while (e && *e) {
-    if (!strncmp(e, key, n) && e[n] == '=') {
-      char *end;
-      long x = strtol(e + n + 1, &end, 10);
-      if (end != e + n + 1 && (*end == ',' || *end == '\0') && x >= lo &&
-          x <= hi && (!pow2 || !(x & (x - 1))))
-        return (int)x;
+    size_t len = strcspn(e, "="), i2;
+    const char *val = e + len;
+    char *end;
+    long x;
+    for (i = 0; i < NKNOB; i++)
+      if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
+    if (i == NKNOB || *val != '=')
+      return lb_fail(LB_EARG, "%s: plan \"%s\": unknown knob at \"%.*s\" "
+                     "(knobs: wn, wk, wm, mj, r, st, sk, bs, plain; "
+                     "comma-separated key=value)", from, plan,
+                     (int)strcspn(e, ","), e);
+    /* digits only: strtol would take a sign or spaces (a newline too) */
+    x = val[1] >= '0' && val[1] <= '9' ? strtol(val + 1, &end, 10) : -1;
+    if (x < 0) end = (char *)val + 1;
+    i2 = (size_t)i;
+    {
+      const int hi = i == K_WM ? (16 << (bucket < 3 ? bucket : 3)) / 8
+                               : knob[i2].hi;
+      if (end == val + 1 || (*end != ',' && *end != '\0') ||
+          x < knob[i2].lo || x > hi || (knob[i2].pow2 && x > 0 && (x & (x - 1))))
+        return lb_fail(LB_EARG, "%s: plan \"%s\": %s must be %s in %d..%d%s",
+                       from, plan, knob[i2].key,
+                       knob[i2].pow2 ? "a power of two" : "a whole number",
+                       knob[i2].lo, hi,
+                       i == K_WM ? " for this bucket's rows" : "");
     }
-    e += strcspn(e, ",");
-    if (*e == ',') e++;
+    if (kn->v[i] >= 0)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": %s given twice", from, plan,
+                     knob[i2].key);
+    kn->v[i] = (int)x;
+    if (*end == ',' && end[1] == '\0')
+      return lb_fail(LB_EARG, "%s: plan \"%s\": unknown knob at its end "
+                     "(a comma and nothing after it)", from, plan);
+    e = end + (*end == ',');
   }
-  return v;
+  if (kn->v[K_WN] >= 0 && kn->v[K_WK] >= 0 && kn->v[K_WM] >= 0 &&
+      kn->v[K_WN] * kn->v[K_WK] * kn->v[K_WM] > 32)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": wn x wk x wm warps exceed "
+                   "32 a block", from, plan);
+  return LB_OK;
+}
+
+lb_status lb_gemm_plan_check(const char *plan, int bucket, const char *from) {
+  knobs kn;
+  if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
+    return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", from, bucket);
+  return parse_plan(plan, bucket, from, &kn);
+}
+
+static int pick(const knobs *kn, int i, int rule) {
+  return kn->v[i] >= 0 ? kn->v[i] : rule;
 }
 
 /* The plan both kinds of part share: the tile, the warps, resident scales
 ** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
 ** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
-static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
+static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
                      lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   int mj, want;
@@ -104,21 +164,21 @@ static int plan_tile(const lb_format *f, int k, int bucket, const char *tune,
   ** their sums meet at the end. */
   c->warps_n = bucket == 0 ? 2 : 4;
   c->warps_k = c->bm <= 64 ? 2 : 1;
-  c->warps_n = gemm_tune(tune, "wn", 1, 8, 1, c->warps_n);
-  c->warps_k = gemm_tune(tune, "wk", 1, 8, 1, c->warps_k);
-  c->warps_m = gemm_tune(tune, "wm", 1, c->bm / 8, 1, c->warps_m);
-  mj = gemm_tune(tune, "mj", 1, 4, 1, mj);
+  c->warps_n = pick(kn, K_WN, c->warps_n);
+  c->warps_k = pick(kn, K_WK, c->warps_k);
+  c->warps_m = pick(kn, K_WM, c->warps_m);
+  mj = pick(kn, K_MJ, mj);
   c->bn = 16 * mj * c->warps_n;
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
-  c->r = gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 2);
+  c->r = pick(kn, K_R, c->bm <= 64 ? 8 : 2);
   if (c->r > lay->codes) c->r = lay->codes;
   /* What 160 KB parts ask for (lift): 8 code rows at 33..64 rows, 4 past
   ** 64 where a warp has one channel group (with two, 4 rows spilled on
   ** sm_80 and sm_90); nothing below 33 rows (0). */
   want = bucket == 2 || (bucket >= 3 && mj == 1)
-             ? gemm_tune(tune, "r", 1, 32, 1, c->bm <= 64 ? 8 : 4) : 0;
+             ? pick(kn, K_R, c->bm <= 64 ? 8 : 4) : 0;
   if (want > lay->codes) want = lay->codes;
   /* Scales and zeros resident in shared memory where a block's rows are
   ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
@@ -189,7 +249,7 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
 
 /* What follows from a part's sub-stage and budget (KB a block). */
 static void finish(const lb_format *f, int n, int k, int bucket, int budget,
-                   const char *tune, lb_gemm_cfg *c) {
+                   const knobs *kn, lb_gemm_cfg *c) {
   int span;
   c->stages = (budget * 1024 - c->sres) / c->stage;
   if (c->warps_k > c->r) c->warps_k = c->r;
@@ -206,14 +266,16 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** 16 (not measured).  An sm_80 (164 KB an SM) reads the same plan and
   ** keeps one block: not measured there. */
   c->per_sm = 1;
-  if (((bucket == 1 && f->lay.bits >= 3) || bucket >= 3) &&
+  if (pick(kn, K_BS, (bucket == 1 && f->lay.bits >= 3) || bucket >= 3 ? 2
+                                                                      : 1) ==
+          2 &&
       budget == LB_SMEM_HI_KB && c->stages >= 2 &&
       2 * (2 * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
     c->stages = 2;
     c->per_sm = 2;
   }
   {
-    int cap = gemm_tune(tune, "st", 2, 16, 0, 4);
+    int cap = pick(kn, K_ST, 4);
     if (c->stages > cap) c->stages = cap;
   }
   /* scale groups a sub-stage meets */
@@ -226,25 +288,32 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * c->stage + c->sres;
-  c->sk = gemm_tune(tune, "sk", 1, 16, 1, 0);   /* read here, not per launch */
+  c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans
-** (tune: LOWBIT_GEMM). */
+** (plan: the knobs that replace the rules', from `from`; NULL: none). */
 static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
-                         int sms, const char *fn, const char *tune,
-                         lb_format *f, lb_gemm_plans *p) {
+                         int sms, const char *fn, const char *plan,
+                         const char *from, lb_format *f, knobs *kn,
+                         lb_gemm_plans *p) {
   lb_status st;
   if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
+  if ((st = parse_plan(plan, bucket, from, kn)) != LB_OK) return st;
   {
-    const int want = plan_tile(f, k, bucket, tune, &p->lo);
+    const int want = plan_tile(f, k, bucket, kn, &p->lo);
     p->hi = p->lo;
     lift(&f->lay, want, &p->hi);
-    finish(f, n, k, bucket, LB_SMEM_HI_KB, tune, &p->hi);
-    finish(f, n, k, bucket, LB_SMEM_LO_KB, tune, &p->lo);
+    finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->hi);
+    finish(f, n, k, bucket, LB_SMEM_LO_KB, kn, &p->lo);
   }
+  if (kn->v[K_BS] == 2 && p->hi.per_sm != 2)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": bs=2, but two blocks of "
+                   "two %d-byte stages (and %d bytes of scales) exceed an "
+                   "SM's %d KB", from, plan, p->hi.stage, p->hi.sres,
+                   LB_SMEM_SM_KB);
   if (p->lo.stages < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
                    "leaves no two-stage pipeline within %d KB", fn, r->name,
@@ -253,12 +322,14 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
 }
 
 lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                       const char *plan, const char *from,
                        lb_gemm_plans *plans) {
   lb_format f;
+  knobs kn;
   if (r == NULL || plans == NULL)
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
-  return prepare(r, n, k, bucket, sms, "lb_describe", getenv("LOWBIT_GEMM"),
-                 &f, plans);
+  return prepare(r, n, k, bucket, sms, "lb_describe", plan, from, &f, &kn,
+                 plans);
 }
 
 /* One part's plan as the constants the template reads. */
@@ -287,23 +358,23 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k,
     lb_format_groups(f, k), c->stage, c->srowb, c->stages);
 }
 
-lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
-                      lb_gemm_plans *plansp, char **src) {
+/* Plan and source into b (initialised here; freed by the caller, also on
+** failure). */
+static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
+                       const char *plan, const char *from, lb_buf *b,
+                       lb_gemm_plans *p) {
   static const char *const rows[LB_GEMM_BUCKETS] = {
       "9..16", "17..32", "33..64", "65..256", "257 and more"};
-  lb_buf b;
   lb_format f;
-  lb_gemm_plans p;
+  knobs kn;
   lb_status st;
-  const char *tune = getenv("LOWBIT_GEMM");   /* read once: plan and text */
-  if (src) *src = NULL;
-  if (src == NULL || r == NULL)
-    return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", tune, &f, &p)) !=
-      LB_OK)
+  lb_buf_init(b);
+  if (r == NULL)
+    return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
+  if ((st = prepare(r, n, k, bucket, sms, "lb_generate", plan, from, &f, &kn,
+                    p)) != LB_OK)
     return st;
-  lb_buf_init(&b);
-  lb_buf_printf(&b,
+  lb_buf_printf(b,
     "// Generated by lowbit from recipe '%s' (%s): the GEMM kind, for "
     "activation rows %s.\n"
     "// Regenerate with: lowbit gen %s --n %d --k %d --m %d --sms %d%s\n"
@@ -313,37 +384,36 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
     bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
-  if (tune) {   /* printable, no comment-ending chars */
-    char t[101];
-    const char *e = tune;
+  if (plan && *plan) {   /* parsed: plain knobs; from printable, one line */
+    char t[161];
     size_t i, j = 0;
-    for (i = 0; e[i] && j < sizeof t - 1; i++)
-      if (e[i] >= ' ' && e[i] <= '~' && e[i] != '\\' && e[i] != '"')
-        t[j++] = e[i];
+    for (i = 0; from[i] && j < sizeof t - 1; i++)
+      if (from[i] >= ' ' && from[i] <= '~' && from[i] != '\\')
+        t[j++] = from[i];
     t[j] = '\0';
-    lb_buf_printf(&b, "// Plan changed by LOWBIT_GEMM=\"%s\".\n\n", t);
+    lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, plan);
   }
-  lb_emit_prelude(&b, &f);
-  lb_emit_prelude_w16(&b, &f);
-  /* LOWBIT_GEMM plain=1: the plan with its dequantisation left out (the
-  ** packed words go to the tensor cores as they are): a wrong result
-  ** in the time of the same data movement and MMAs, to see what the
-  ** dequantisation costs.  Never by default. */
-  lb_buf_printf(&b, "constexpr bool LB_PLAIN = %s;   // LOWBIT_GEMM plain=1: "
+  lb_emit_prelude(b, &f);
+  lb_emit_prelude_w16(b, &f);
+  /* plain=1: the plan with its dequantisation left out (the packed words
+  ** go to the tensor cores as they are): a wrong result in the time of
+  ** the same data movement and MMAs, to see what the dequantisation
+  ** costs.  Never by default. */
+  lb_buf_printf(b, "constexpr bool LB_PLAIN = %s;   // LOWBIT_GEMM plain=1: "
                 "wrong results, for timing\n\n",
-                gemm_tune(tune, "plain", 0, 1, 0, 0) ? "true" : "false");
-  lb_buf_printf(&b,
+                pick(&kn, K_PLAIN, 0) ? "true" : "false");
+  lb_buf_printf(b,
     "// Plan for n = %d, k = %d, rows %s on %d SMs, by the part's shared "
     "memory\n// (%d KB or %d KB a block).\n"
     "#if defined(__CUDA_ARCH__) && (%s)\n"
     "constexpr bool LB_STAGES_HI = true;\n",
     n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs);
-  emit_plan(&b, &f, k, &p.hi);
-  lb_buf_puts(&b, "#else\nconstexpr bool LB_STAGES_HI = false;\n");
-  emit_plan(&b, &f, k, &p.lo);
-  lb_buf_puts(&b, "#endif\n\n");
-  lb_buf_puts(&b, lb_tpl_gemm);
-  lb_buf_printf(&b,
+  emit_plan(b, &f, k, &p->hi);
+  lb_buf_puts(b, "#else\nconstexpr bool LB_STAGES_HI = false;\n");
+  emit_plan(b, &f, k, &p->lo);
+  lb_buf_puts(b, "#endif\n\n");
+  lb_buf_puts(b, lb_tpl_gemm);
+  lb_buf_printf(b,
     "\n// Entry points: grid (ceil(%d / LB_BN), ceil(m / LB_BM), splits), "
     "LB_GWARPS x 32\n// threads, shared memory LB_STAGES x LB_PLAN_STAGE_B + "
     "resident scales; with\n// splits > 1, ws holds splits x m x %d floats "
@@ -358,8 +428,105 @@ lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
     "                                  int splits) {\n"
     "  lb_gemm_sum_body(ws, bias, y, m, splits);\n}\n",
     n, n, LB_GEMM_SUM, LB_GEMM_KERNEL, LB_GEMM_SUM);
+  return LB_OK;
+}
+
+lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                      const char *plan, const char *from,
+                      lb_gemm_plans *plansp, char **src) {
+  lb_buf b;
+  lb_gemm_plans p;
+  lb_status st;
+  if (src) *src = NULL;
+  if (src == NULL)
+    return lb_fail(LB_EARG, "lb_generate: src is NULL");
+  if ((st = build(r, n, k, bucket, sms, plan, from, &b, &p)) != LB_OK) {
+    lb_buf_free(&b);
+    return st;
+  }
   if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
   if (plansp) *plansp = p;
+  return LB_OK;
+}
+
+lb_status lb_gemm_key(const lb_recipe *r, int n, int k, int bucket, int sms,
+                      uint64_t *key) {
+  lb_buf b;
+  lb_gemm_plans p;
+  lb_status st = build(r, n, k, bucket, sms, NULL, NULL, &b, &p);
+  if (st == LB_OK && b.oom) st = lb_fail(LB_EMEM, "lb_generate: no memory");
+  if (st == LB_OK) *key = lb_hash(LB_HASH_INIT, b.p, b.n);
+  lb_buf_free(&b);
+  return st;
+}
+
+/* The knobs that give plan c, every one of them named. */
+void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len) {
+  snprintf(buf, len, "wn=%d,wk=%d,wm=%d,mj=%d,r=%d,st=%d,sk=%d,bs=%d",
+           c->warps_n, c->warps_k, c->warps_m, c->bn / (16 * c->warps_n),
+           c->r, c->stages, c->sk, c->per_sm);
+}
+
+lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
+                             int sms, int hi, const char *base,
+                             char (*out)[LB_PLAN_LEN], int max, int *count) {
+  /* the values tried for each knob (in knob order), one knob at a time */
+  static const int vals[NKNOB][6] = {
+      {1, 2, 4, 8, 0}, {1, 2, 4, 0}, {1, 2, 4, 0}, {1, 2, 0},
+      {1, 2, 4, 8, 16, 0}, {2, 3, 4, 6, 0}, {-1, 1, 2, 4, 0}, {1, 2, 0},
+      {0}};
+  lb_gemm_cfg seen[64];
+  int nseen = 0, i, j;
+  lb_gemm_plans p;
+  lb_format f;
+  knobs kn, eff;
+  lb_status st;
+  *count = 0;
+  if (r == NULL || out == NULL || max < 1)
+    return lb_fail(LB_EARG, "lb_plan_candidates: null argument or max < 1");
+  if ((st = prepare(r, n, k, bucket, sms, "lb_plan_candidates", base, "base",
+                    &f, &kn, &p)) != LB_OK)
+    return st;
+  /* the base, every knob named: the plan the others differ from by one */
+  {
+    const lb_gemm_cfg *c = hi ? &p.hi : &p.lo;
+    eff.v[K_WN] = c->warps_n;
+    eff.v[K_WK] = c->warps_k;
+    eff.v[K_WM] = c->warps_m;
+    eff.v[K_MJ] = c->bn / (16 * c->warps_n);
+    eff.v[K_R] = c->r;
+    eff.v[K_ST] = c->stages;
+    eff.v[K_SK] = c->sk;
+    eff.v[K_BS] = c->per_sm;
+    eff.v[K_PLAIN] = -1;
+    lb_gemm_plan_text(c, out[0], LB_PLAN_LEN);
+    seen[nseen++] = *c;
+    *count = 1;
+  }
+  for (i = 0; i < NKNOB && *count < max; i++)
+    for (j = 0; vals[i][j] != 0 && *count < max; j++) {
+      knobs t = eff;
+      char text[LB_PLAN_LEN];
+      const lb_gemm_cfg *c;
+      int q, dup = 0;
+      /* sk -1 stands for 0 (the rule's splits), since 0 ends the list */
+      t.v[i] = vals[i][j] < 0 ? 0 : vals[i][j];
+      if (t.v[i] == eff.v[i]) continue;
+      snprintf(text, sizeof text,
+               "wn=%d,wk=%d,wm=%d,mj=%d,r=%d,st=%d,sk=%d,bs=%d", t.v[K_WN],
+               t.v[K_WK], t.v[K_WM], t.v[K_MJ], t.v[K_R], t.v[K_ST],
+               t.v[K_SK], t.v[K_BS]);
+      if (prepare(r, n, k, bucket, sms, "lb_plan_candidates", text, "a "
+                  "candidate", &f, &kn, &p) != LB_OK)
+        continue;   /* does not fit, or not for this bucket */
+      c = hi ? &p.hi : &p.lo;
+      for (q = 0; q < nseen && !dup; q++)
+        dup = memcmp(&seen[q], c, sizeof *c) == 0;
+      if (dup || nseen == (int)(sizeof seen / sizeof seen[0])) continue;
+      seen[nseen++] = *c;
+      lb_gemm_plan_text(c, out[*count], LB_PLAN_LEN);
+      (*count)++;
+    }
   return LB_OK;
 }
 

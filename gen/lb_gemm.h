@@ -7,6 +7,9 @@
 #ifndef lb_gemm_h
 #define lb_gemm_h
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "lb_recipe.h"
 #include "lowbit.h"   /* LB_MAX_ROWS */
 
@@ -51,12 +54,31 @@ int lb_gemm_bucket(int m);
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
-/* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part). */
+/* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part).
+** plan: knobs in words (lowbit.h) replacing the rules' choices, or NULL;
+** from: where they came from, for messages and the source's comment
+** ("LOWBIT_GEMM", the tuning table's path). */
 lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                       const char *plan, const char *from,
                        lb_gemm_plans *plans);
 /* Source of the bucket's kernel (deterministic) and its plan. */
 lb_status lb_gen_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
+                      const char *plan, const char *from,
                       lb_gemm_plans *plans, char **src);
+/* The tuning table's key for the bucket: the hash of the source the rules
+** alone make (no plan, no dump), so that any change to the recipe, the
+** shape, the SM count or lowbit's generator leaves old entries unused. */
+lb_status lb_gemm_key(const lb_recipe *r, int n, int k, int bucket, int sms,
+                      uint64_t *key);
+/* Whether plan parses for bucket (messages name from). */
+lb_status lb_gemm_plan_check(const char *plan, int bucket, const char *from);
+/* Plan c as knobs, every one named (lb_gemm_plans' hi or lo). */
+void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len);
+/* Plans one knob away from base (NULL: the rules'), base first, each a
+** different plan for the part (hi: a 160 KB one), every knob named. */
+lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
+                             int sms, int hi, const char *base,
+                             char (*out)[LB_PLAN_LEN], int max, int *count);
 
 extern const char lb_tpl_gemm[];   /* templates/gemm.cu, embedded */
 

@@ -5,6 +5,7 @@
 ** structs (lowbit compile, bindings).
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lb_err.h"
@@ -24,7 +25,35 @@ lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
   if (m <= LB_MAX_M) return lb_gen_gemv(r, n, k, sms, NULL, src);
-  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, NULL, src);
+  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
+                     "LOWBIT_GEMM", NULL, src);
+}
+
+lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
+                           const char *plan, char **src) {
+  lb_status st;
+  if (src) *src = NULL;
+  if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
+  if (m <= LB_MAX_M)
+    return lb_fail(LB_EARG, "lb_generate_plan: m = %d; plans are the "
+                   "GEMM's, for %d rows and more", m, LB_MAX_M + 1);
+  return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
+                     "lb_generate_plan", NULL, src);
+}
+
+lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
+                             int sms, int arch, const char *base,
+                             char (*out)[LB_PLAN_LEN], int max, int *count) {
+  lb_status st;
+  if (count) *count = 0;
+  if (count == NULL)
+    return lb_fail(LB_EARG, "lb_plan_candidates: count is NULL");
+  if ((st = check_m(m, "lb_plan_candidates")) != LB_OK) return st;
+  if (m <= LB_MAX_M)
+    return lb_fail(LB_EARG, "lb_plan_candidates: m = %d; plans are the "
+                   "GEMM's, for %d rows and more", m, LB_MAX_M + 1);
+  return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, lb_gemm_hi(arch),
+                            base, out, max, count);
 }
 
 lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
@@ -48,7 +77,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo;
     int b = lb_gemm_bucket(m), sp;
     char split[48] = "", small[80] = "";
-    if ((st = lb_plan_gemm(r, n, k, b, sms, &p)) != LB_OK) return st;
+    if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
+                           "LOWBIT_GEMM", &p)) != LB_OK)
+      return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
     if ((sp = lb_gemm_splits(c, m, sms)) > 1)
       snprintf(split, sizeof split, ", K split %d ways with a work space",

@@ -36,7 +36,7 @@ typedef struct header {
 
 /* The cache directory into buf; 0 (and *why says so) when there is
 ** none. */
-static int cache_dir(char *buf, size_t len, const char **why) {
+int lb_cache_dir(char *buf, size_t len, const char **why) {
   const char *e = getenv("LOWBIT_CACHE");
   const char *d;
   int n;
@@ -64,7 +64,7 @@ static int cache_dir(char *buf, size_t len, const char **why) {
 
 /* mkdir -p; 0 with errno set on failure.  A file of that name that is
 ** not a directory fails here, not later at each entry. */
-static int make_dirs(char *path) {
+int lb_make_dirs(char *path) {
   struct stat st;
   char *p;
   for (p = path + 1; *p; p++) {
@@ -116,7 +116,7 @@ static int entry_path(uint64_t hash, char *buf, size_t len) {
   char dir[4096];
   const char *why;
   int n;
-  if (!cache_dir(dir, sizeof dir, &why)) return 0;
+  if (!lb_cache_dir(dir, sizeof dir, &why)) return 0;
   n = snprintf(buf, len, "%s/%016llx.lbc", dir, (unsigned long long)hash);
   return n > 0 && (size_t)n < len;
 }
@@ -295,8 +295,8 @@ void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
   header h;
   FILE *f = NULL;
   int fd, ok, err = 0;
-  if (!cache_dir(dir, sizeof dir, &why)) return;
-  if (!make_dirs(dir)) {
+  if (!lb_cache_dir(dir, sizeof dir, &why)) return;
+  if (!lb_make_dirs(dir)) {
     note(dir, "cannot create directory", dir, errno);
     return;
   }
@@ -353,14 +353,14 @@ lb_status lb_cache_query(lb_cache_state *out) {
   int fd;
   if (out == NULL) return lb_fail(LB_EARG, "lb_cache_query: out is NULL");
   memset(out, 0, sizeof *out);
-  if (!cache_dir(out->dir, sizeof out->dir, &why)) {
+  if (!lb_cache_dir(out->dir, sizeof out->dir, &why)) {
     out->dir[0] = '\0';
     snprintf(out->why, sizeof out->why, "%s", why);
     return LB_OK;
   }
   out->enabled = 1;
   /* the probe: what a write would do, short of an entry */
-  if (!make_dirs(out->dir)) {
+  if (!lb_make_dirs(out->dir)) {
     reason(out->why, sizeof out->why, "cannot create directory", out->dir,
            errno);
     return LB_OK;
@@ -440,7 +440,7 @@ lb_status lb_cache_list(lb_cache_entry **out, int *count) {
     return lb_fail(LB_EARG, "lb_cache_list: null argument");
   *out = NULL;
   *count = 0;
-  if (!cache_dir(dir, sizeof dir, &why))
+  if (!lb_cache_dir(dir, sizeof dir, &why))
     return lb_fail(LB_EIO, "lb_cache_list: no cache: %s", why);
   if ((d = opendir(dir)) == NULL) {
     if (errno == ENOENT) return LB_OK;   /* nothing cached yet */
@@ -481,7 +481,7 @@ lb_status lb_cache_clear(int *removed) {
   struct dirent *de;
   int n = 0, failed = 0, err = 0;
   if (removed) *removed = 0;
-  if (!cache_dir(dir, sizeof dir, &why))
+  if (!lb_cache_dir(dir, sizeof dir, &why))
     return lb_fail(LB_EIO, "lb_cache_clear: no cache: %s", why);
   if ((d = opendir(dir)) == NULL) {
     if (errno == ENOENT) return LB_OK;

@@ -34,6 +34,12 @@
 
 #include "lb_nvrtc.h"
 
+/* The cache directory into buf; 0 (and *why says so) when there is none
+** (LOWBIT_CACHE=0, no variable names one). */
+int lb_cache_dir(char *buf, size_t len, const char **why);
+/* mkdir -p path; 0 with errno set on failure. */
+int lb_make_dirs(char *path);
+
 /* id: the key's bytes (idlen of them); hash: their 64-bit hash. */
 lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,
                        lb_binary *out);

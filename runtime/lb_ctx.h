@@ -18,6 +18,9 @@ lb_status lb_ctx_enter(lb_ctx *c, lb_scope *s, const char *where);
 void lb_ctx_leave(lb_scope *s);
 const lb_cu *lb_ctx_cu(const lb_ctx *c);
 int lb_ctx_sms(const lb_ctx *c);
+/* The device key of the tuning table: "NAME, N SMs, sm_XY, driver V,
+** nvrtc A.B" */
+const char *lb_ctx_devkey(const lb_ctx *c);
 /* Kernel `name` of src (memory cache, else disk cache or NVRTC); the
 ** context must be current.  Messages name `where`. */
 lb_status lb_ctx_kernel(lb_ctx *c, const char *src, const char *name,

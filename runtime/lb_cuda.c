@@ -39,6 +39,8 @@ static void load(void) {
       !sym(lib, "cuDeviceGetCount", &cu.DeviceGetCount) ||
       !sym(lib, "cuDeviceGet", &cu.DeviceGet) ||
       !sym(lib, "cuDeviceGetAttribute", &cu.DeviceGetAttribute) ||
+      !sym(lib, "cuDeviceGetName", &cu.DeviceGetName) ||
+      !sym(lib, "cuDriverGetVersion", &cu.DriverGetVersion) ||
       !sym(lib, "cuDevicePrimaryCtxRetain", &cu.DevicePrimaryCtxRetain) ||
       !sym(lib, "cuDevicePrimaryCtxRelease_v2", &cu.DevicePrimaryCtxRelease) ||
       !sym(lib, "cuCtxGetCurrent", &cu.CtxGetCurrent) ||

@@ -18,6 +18,9 @@ typedef struct lb_cu {
   CUresult (*DeviceGetCount)(int *);
   CUresult (*DeviceGet)(CUdevice *, int);
   CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  /* the tuning table's device key */
+  CUresult (*DeviceGetName)(char *, int, CUdevice);
+  CUresult (*DriverGetVersion)(int *);
   CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*DevicePrimaryCtxRelease)(CUdevice);
   CUresult (*CtxGetCurrent)(CUcontext *);

@@ -19,6 +19,10 @@ double lb_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void lb_nvrtc_version(int *major, int *minor) {
+  if (nvrtcVersion(major, minor) != NVRTC_SUCCESS) *major = *minor = 0;
+}
+
 void lb_binary_free(lb_binary *b) {
   free(b->data);
   free(b->log);

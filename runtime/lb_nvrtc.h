@@ -32,5 +32,6 @@ void lb_log_resources(const char *log, const char *name, int *regs,
 int lb_log_warnings(const char *log);
 
 double lb_now(void);
+void lb_nvrtc_version(int *major, int *minor);
 
 #endif

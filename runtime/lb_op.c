@@ -18,6 +18,7 @@
 #include "lb_hash.h"
 #include "lb_nvrtc.h"
 #include "lb_recipe.h"
+#include "lb_tune.h"
 
 /* Modules loaded in this context, by hash of their source. */
 typedef struct lb_mod {
@@ -33,6 +34,7 @@ struct lb_ctx {
   CUdevice dev;
   CUcontext ctx;
   int arch, sms;
+  char devkey[192];       /* lb_ctx_devkey */
   pthread_mutex_t lock;   /* guards mods */
   lb_mod *mods;
 };
@@ -45,6 +47,7 @@ typedef struct lb_bucket {
   lb_status why_st;
   char why[256];
   lb_gemm_cfg cfg;        /* the plan for this device's part */
+  lb_plan_from from;      /* where its knobs came from */
   lb_compile_info info;
   CUfunction sum;         /* split-K's second kernel; set before fn */
   CUfunction fn;
@@ -53,7 +56,8 @@ typedef struct lb_bucket {
 struct lb_op {
   lb_ctx *c;
   const lb_cu *cu;
-  int n;
+  lb_recipe rec;          /* a copy: lb_op_set_plan generates again */
+  int n, k;
   int has_zeros, has_bias;
   int out_size;
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
@@ -125,6 +129,16 @@ lb_status lb_ctx_create(int device, lb_ctx **out) {
     free(c);
     return lb_fail(LB_EUNSUP, "lb_ctx_create: device %d is sm_%d; lowbit "
                    "needs sm_80 or newer", device, major * 10 + minor);
+  }
+  {
+    char name[128] = "?";
+    int drv = 0, nv_major = 0, nv_minor = 0;
+    cu->DeviceGetName(name, (int)sizeof name, c->dev);
+    name[sizeof name - 1] = '\0';
+    cu->DriverGetVersion(&drv);
+    lb_nvrtc_version(&nv_major, &nv_minor);
+    snprintf(c->devkey, sizeof c->devkey, "%s, %d SMs, sm_%d, driver %d, "
+             "nvrtc %d.%d", name, c->sms, c->arch, drv, nv_major, nv_minor);
   }
   pthread_mutex_init(&c->lock, NULL);
   *out = c;
@@ -226,6 +240,7 @@ static CUresult get_kernel(const lb_ctx *c, const lb_mod *m, const char *name,
 }
 
 const lb_cu *lb_ctx_cu(const lb_ctx *c) { return c->cu; }
+const char *lb_ctx_devkey(const lb_ctx *c) { return c->devkey; }
 int lb_ctx_sms(const lb_ctx *c) { return c->sms; }
 
 lb_status lb_ctx_kernel(lb_ctx *c, const char *src, const char *name,
@@ -258,6 +273,41 @@ static lb_status cluster_grid(const lb_ctx *c, lb_op *op) {
     return lb_fail(LB_ECUDA, "lb_op_create: the kernel's cluster width is %d, "
                    "the plan's %d", width, op->cfg.cluster);
   op->blocks = (unsigned)(op->cfg.grid * width);
+  return LB_OK;
+}
+
+/* Bucket b's source and plan: plan from `from` (LB_PLAN_SET, or the
+** table named `table`), else LOWBIT_GEMM's, else the rules'.  A bucket that
+** cannot be planned keeps why for its runs; only no memory fails here. */
+static lb_status make_bucket(lb_op *op, int b, const char *plan,
+                             lb_plan_from from, const char *table) {
+  lb_bucket *bk = &op->gemm[b];
+  const char *env = getenv("LOWBIT_GEMM");
+  char said[192];
+  lb_gemm_plans plans;
+  free(bk->src);
+  bk->src = NULL;
+  bk->why[0] = '\0';
+  bk->info.arch = op->c->arch;
+  if (plan == NULL && env != NULL) {
+    plan = env;
+    from = LB_PLAN_ENV;
+  }
+  snprintf(said, sizeof said, "%s",
+           from == LB_PLAN_ENV     ? "LOWBIT_GEMM"
+           : from == LB_PLAN_SET   ? "lb_op_set_plan"
+           : from == LB_PLAN_TABLE ? "the tuning table" : "the rules");
+  if (from == LB_PLAN_TABLE)
+    snprintf(said, sizeof said, "the tuning table (%s)", table);
+  bk->from = plan ? from : LB_PLAN_RULES;
+  bk->why_st = lb_gen_gemm(&op->rec, op->n, op->k, b, op->c->sms, plan, said,
+                           &plans, &bk->src);
+  if (bk->why_st == LB_EMEM) return bk->why_st;
+  if (bk->why_st != LB_OK) {
+    snprintf(bk->why, sizeof bk->why, "%s", lb_errmsg());
+    return LB_OK;
+  }
+  bk->cfg = lb_gemm_hi(op->c->arch) ? plans.hi : plans.lo;
   return LB_OK;
 }
 
@@ -312,19 +362,31 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   if (st != LB_OK) goto fail;
   free(src);
   /* The GEMM buckets' sources, now (the recipe may be freed after this
-  ** call); their kernels are compiled when first needed. */
-  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-    lb_bucket *bk = &op->gemm[b];
-    lb_gemm_plans plans;
-    bk->info.arch = c->arch;
-    bk->why_st = lb_gen_gemm(r, n, k, b, c->sms, &plans, &bk->src);
-    bk->cfg = lb_gemm_hi(c->arch) ? plans.hi : plans.lo;
-    if (bk->why_st == LB_EMEM) {
-      st = bk->why_st;
-      goto fail_buckets;
+  ** call); their kernels are compiled when first needed.  Each bucket's
+  ** plan: LOWBIT_GEMM's, else the tuning table's, else the rules'. */
+  op->rec = *r;
+  op->k = k;
+  {
+    uint64_t keys[LB_GEMM_BUCKETS];
+    char plans[LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128];
+    int known[LB_GEMM_BUCKETS];
+    for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+      /* a bucket with no plan has no key; its source says why, below */
+      known[b] = lb_gemm_key(r, n, k, b, c->sms, &keys[b]) == LB_OK;
+      if (!known[b]) keys[b] = 0;
     }
-    if (bk->why_st != LB_OK)
-      snprintf(bk->why, sizeof bk->why, "%s", lb_errmsg());
+    if (getenv("LOWBIT_GEMM") == NULL &&
+        (st = lb_tune_find(c, keys, LB_GEMM_BUCKETS, plans, table,
+                           sizeof table, "lb_op_create")) != LB_OK)
+      goto fail_buckets;
+    for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+      const int tuned = getenv("LOWBIT_GEMM") == NULL && known[b] &&
+                        plans[b][0];
+      if ((st = make_bucket(op, b, tuned ? plans[b] : NULL,
+                            tuned ? LB_PLAN_TABLE : LB_PLAN_RULES, table)) !=
+          LB_OK)
+        goto fail_buckets;
+    }
   }
   pthread_mutex_init(&op->lock, NULL);
   *out = op;
@@ -345,6 +407,67 @@ void lb_op_destroy(lb_op *op) {
   for (b = 0; b < LB_GEMM_BUCKETS; b++) free(op->gemm[b].src);
   pthread_mutex_destroy(&op->lock);
   free(op);
+}
+
+lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
+  lb_bucket *bk, old;
+  lb_status st;
+  int b;
+  if (op == NULL) return lb_fail(LB_EARG, "lb_op_set_plan: op is NULL");
+  if (m <= LB_MAX_M || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_set_plan: m = %d; plans are the GEMM's, "
+                   "for %d..%d rows", m, LB_MAX_M + 1, LB_MAX_ROWS);
+  b = lb_gemm_bucket(m);
+  bk = &op->gemm[b];
+  pthread_mutex_lock(&op->lock);
+  old = *bk;
+  bk->src = NULL;
+  if (plan != NULL) {
+    st = make_bucket(op, b, plan, LB_PLAN_SET, NULL);
+  } else {   /* the table's plan, or the rules' */
+    uint64_t key;
+    char found[1][LB_PLAN_LEN], table[128];
+    found[0][0] = '\0';
+    st = LB_OK;
+    if (getenv("LOWBIT_GEMM") == NULL &&
+        lb_gemm_key(&op->rec, op->n, op->k, b, op->c->sms, &key) == LB_OK)
+      st = lb_tune_find(op->c, &key, 1, found, table, sizeof table,
+                        "lb_op_set_plan");
+    if (st == LB_OK)
+      st = make_bucket(op, b, found[0][0] ? found[0] : NULL,
+                       found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table);
+  }
+  if (st == LB_OK && plan != NULL && bk->src == NULL)
+    st = lb_fail(bk->why_st, "lb_op_set_plan: %s", bk->why);
+  if (st != LB_OK) {   /* the bucket as it was */
+    free(bk->src);
+    *bk = old;
+  } else {   /* compiled again on its next use */
+    free(old.src);
+    bk->fn = NULL;
+    bk->sum = NULL;
+    memset(&bk->info, 0, sizeof bk->info);
+  }
+  pthread_mutex_unlock(&op->lock);
+  return st;
+}
+
+lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
+                     lb_plan_from *from) {
+  const lb_bucket *bk;
+  if (op == NULL || plan == NULL || from == NULL)
+    return lb_fail(LB_EARG, "lb_op_plan: null argument");
+  plan[0] = '\0';
+  if (m <= LB_MAX_M || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_plan: m = %d; plans are the GEMM's, for "
+                   "%d..%d rows", m, LB_MAX_M + 1, LB_MAX_ROWS);
+  bk = &op->gemm[lb_gemm_bucket(m)];
+  if (bk->src == NULL)
+    return lb_fail(bk->why_st, "lb_op_plan: no GEMM for this shape: %s",
+                   bk->why);
+  lb_gemm_plan_text(&bk->cfg, plan, LB_PLAN_LEN);
+  *from = bk->from;
+  return LB_OK;
 }
 
 /* The bucket's kernel, compiled (or found in a cache) if it is not yet:

@@ -100,7 +100,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   lb_gemm_cfg c;
   lb_layout lay;
   char *src = NULL;
-  if (lb_gen_gemm(r, n, k, bucket, 132, &p, &src) != LB_OK) {
+  if (lb_gen_gemm(r, n, k, bucket, 132, NULL, NULL, &p, &src) != LB_OK) {
     CHECK(0, "%s n=%d k=%d bucket %d: %s", name, n, k, bucket, lb_errmsg());
     return;
   }

@@ -1,0 +1,347 @@
+/*
+** test_tune.c: GEMM plans in words and the tuning table, without a GPU.
+** Plans parse strictly (every malformed or out-of-range knob refused with
+** a message naming it) and change the source only by what they say; the
+** candidates `lowbit tune` tries are distinct, regenerate to themselves
+** and compile cleanly; the table round-trips, keeps one entry a key, is
+** keyed by the rules' source, and every kind of damage to it is an error
+** naming the file and line.
+**
+**   test_tune RECIPE.lua
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lb_gemm.h"
+#include "lb_gen.h"
+#include "lb_hash.h"
+#include "lb_nvrtc.h"
+#include "lb_test.h"
+#include "lb_tune.h"
+#include "lowbit.h"
+
+#define failures lb_test_failures
+#define DEV "test device, 132 SMs, sm_90, driver 13000, nvrtc 13.0"
+#define N 4096
+#define K 4096
+
+static void refused(lb_status st, lb_status want, const char *has,
+                    const char *what) {
+  CHECK(st == want && strstr(lb_errmsg(), has) != NULL,
+        "%s: status %s, message \"%s\" (wanted %s naming \"%s\")", what,
+        lb_status_name(st), lb_errmsg(), lb_status_name(want), has);
+}
+
+static void plans_parse(const lb_recipe *r) {
+  static const struct {
+    const char *plan;
+    int m;
+    const char *has;   /* in the message */
+  } bad[] = {
+      {"zz=1", 64, "unknown knob"},      {"wn", 64, "unknown knob"},
+      {"wn=3", 64, "power of two"},      {"wn=16", 64, "1..8"},
+      {"wn=0", 64, "1..8"},              {"st=1", 64, "2..16"},
+      {"wn=4,wn=2", 64, "given twice"},  {"wn=", 64, "wn must be"},
+      {"wn= 4", 64, "wn must be"},       {"wn=+4", 64, "wn must be"},
+      {"wn=\n4", 64, "wn must be"},      {"wn=4,", 64, "unknown knob"},
+      {"wn=4x", 64, "wn must be"},       {"wm=4", 16, "this bucket's rows"},
+      {"wn=8,wk=8,wm=2", 1024, "exceed 32"}, {"sk=3", 64, "power of two"},
+      {"bs=3", 64, "1..2"},              {"plain=2", 64, "0..1"},
+  };
+  char *rules = NULL, *same = NULL, *with = NULL;
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *src = (char *)1;
+    char what[64];
+    snprintf(what, sizeof what, "plan \"%s\" at m = %d", bad[i].plan,
+             bad[i].m);
+    refused(lb_generate_plan(r, N, K, bad[i].m, 132, bad[i].plan, &src),
+            LB_EARG, bad[i].has, what);
+    CHECK(src == NULL, "%s: *src not cleared", what);
+  }
+  refused(lb_generate_plan(r, N, K, 8, 132, "wn=4", &rules), LB_EARG,
+          "GEMM's", "a plan for the GEMV");
+  /* no plan, or an empty one: the rules' source, byte for byte */
+  unsetenv("LOWBIT_GEMM");
+  CHECK(lb_generate_m(r, N, K, 64, 132, &rules) == LB_OK, "rules: %s",
+        lb_errmsg());
+  CHECK(lb_generate_plan(r, N, K, 64, 132, "", &same) == LB_OK, "\"\": %s",
+        lb_errmsg());
+  CHECK(rules && same && strcmp(rules, same) == 0,
+        "an empty plan changed the source");
+  /* a plan: named in the source, and the constants it sets */
+  CHECK(lb_generate_plan(r, N, K, 64, 132, "wn=2,st=3", &with) == LB_OK,
+        "wn=2,st=3: %s", lb_errmsg());
+  CHECK(with && strstr(with, "Plan changed by lb_generate_plan: "
+                             "\"wn=2,st=3\"") != NULL,
+        "the source does not name its plan");
+  CHECK(with && strstr(with, "LB_WARPS_N = 2;") != NULL &&
+            strstr(with, "LB_STAGES = 3;") != NULL,
+        "wn=2,st=3 did not reach the constants");
+  lb_free(rules);
+  lb_free(same);
+  lb_free(with);
+}
+
+/* The candidates: the rules' plan first, distinct, each regenerating to
+** itself; `compile` of them compiled for sm_90 without warnings or
+** spills. */
+static void candidates(const lb_recipe *r, int m, int compile) {
+  char (*c)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
+  lb_gemm_plans p;
+  char text[LB_PLAN_LEN];
+  int count = 0, i, j;
+  if (c == NULL) return;
+  CHECK(lb_plan_candidates(r, N, K, m, 132, 90, NULL, c, 64, &count) ==
+            LB_OK,
+        "%s m=%d: candidates: %s", lb_recipe_name(r), m, lb_errmsg());
+  CHECK(count >= 4, "%s m=%d: %d candidates", lb_recipe_name(r), m, count);
+  CHECK(lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, NULL, NULL, &p) ==
+            LB_OK,
+        "plan: %s", lb_errmsg());
+  lb_gemm_plan_text(&p.hi, text, sizeof text);
+  CHECK(count > 0 && strcmp(c[0], text) == 0,
+        "%s m=%d: the first candidate %s is not the rules' %s",
+        lb_recipe_name(r), m, count ? c[0] : "-", text);
+  for (i = 0; i < count; i++) {
+    for (j = 0; j < i; j++)
+      CHECK(strcmp(c[i], c[j]) != 0, "%s m=%d: %s twice", lb_recipe_name(r),
+            m, c[i]);
+    CHECK(lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, c[i], "test", &p) ==
+              LB_OK,
+          "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
+    lb_gemm_plan_text(&p.hi, text, sizeof text);
+    CHECK(strcmp(c[i], text) == 0, "%s m=%d: %s regenerates as %s",
+          lb_recipe_name(r), m, c[i], text);
+  }
+  /* a second round starts from a candidate and leaves it first */
+  if (count > 1) {
+    char (*d)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
+    int dn = 0;
+    if (d) {
+      CHECK(lb_plan_candidates(r, N, K, m, 132, 90, c[1], d, 64, &dn) ==
+                    LB_OK &&
+                dn > 1 && strcmp(d[0], c[1]) == 0,
+            "%s m=%d: candidates around %s: %s", lb_recipe_name(r), m, c[1],
+            lb_errmsg());
+      free(d);
+    }
+  }
+  for (i = 1; i <= compile && i < count; i++) {
+    char *src = NULL, *log = NULL;
+    lb_offline info;
+    int regs, spill;
+    if (lb_generate_plan(r, N, K, m, 132, c[i], &src) != LB_OK ||
+        lb_compile_offline(src, 90, &info, &log) != LB_OK) {
+      CHECK(0, "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
+    } else {
+      lb_log_resources(log, LB_GEMM_KERNEL, &regs, &spill);
+      CHECK(info.warnings == 0 && regs > 0,
+            "%s m=%d %s: %d warnings, %d registers", lb_recipe_name(r), m,
+            c[i], info.warnings, regs);
+      printf("  %s m=%d %-44s %3d registers, %d bytes spilled\n",
+             lb_recipe_name(r), m, c[i], regs, spill);
+    }
+    lb_free(src);
+    lb_free(log);
+  }
+  free(c);
+}
+
+static int write_file(const char *path, const char *text, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) return 0;
+  fwrite(text, 1, len, f);
+  return fclose(f) == 0;
+}
+
+/* The table file of DEV in dir, and its text. */
+static char *table_text(const char *dir, char *path, size_t len) {
+  static char text[8192];
+  FILE *f;
+  size_t n;
+  snprintf(path, len, "%s/tune-%016llx.txt", dir,
+           (unsigned long long)lb_hash_str(LB_HASH_INIT, DEV));
+  if ((f = fopen(path, "rb")) == NULL) return NULL;
+  n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  return text;
+}
+
+static void table(const lb_recipe *r) {
+  char dir[] = "/tmp/lb_tune_XXXXXX", path[4200], name[128];
+  char plans[2][LB_PLAN_LEN], good[8192], *text;
+  uint64_t keys[2], other;
+  lb_status st;
+  int i, lines = 0;
+  if (mkdtemp(dir) == NULL) {
+    CHECK(0, "mkdtemp failed");
+    return;
+  }
+  setenv("LOWBIT_CACHE_DIR", dir, 1);
+  unsetenv("LOWBIT_CACHE");
+  unsetenv("LOWBIT_TUNE");
+  CHECK(lb_gemm_key(r, N, K, 2, 132, &keys[0]) == LB_OK &&
+            lb_gemm_key(r, N, K, 4, 132, &keys[1]) == LB_OK &&
+            lb_gemm_key(r, N + 16, K, 2, 132, &other) == LB_OK,
+        "keys: %s", lb_errmsg());
+  CHECK(keys[0] != keys[1] && keys[0] != other,
+        "keys of other buckets or shapes are equal");
+  /* no table yet: nothing found, no error */
+  CHECK(lb_tune_find_dev(DEV, keys, 2, plans, name, sizeof name, "t") ==
+                LB_OK &&
+            plans[0][0] == '\0' && plans[1][0] == '\0',
+        "an absent table: %s", lb_errmsg());
+  CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2,st=3", 50.5, 60.25) ==
+            LB_OK,
+        "save: %s", lb_errmsg());
+  CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 1024, NULL, 400, 400) == LB_OK,
+        "save the rules': %s", lb_errmsg());
+  CHECK(lb_tune_find_dev(DEV, keys, 2, plans, name, sizeof name, "t") ==
+                LB_OK &&
+            strcmp(plans[0], "wn=2,st=3") == 0 && plans[1][0] == '\0' &&
+            strncmp(name, "tune-", 5) == 0,
+        "found \"%s\" and \"%s\" in %s: %s", plans[0], plans[1], name,
+        lb_errmsg());
+  /* the same key again: replaced, one line */
+  CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 33, "wn=4,r=4", 40, 60.25) ==
+            LB_OK,
+        "save again: %s", lb_errmsg());
+  CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
+                LB_OK &&
+            strcmp(plans[0], "wn=4,r=4") == 0,
+        "replaced: found \"%s\"", plans[0]);
+  text = table_text(dir, path, sizeof path);
+  CHECK(text != NULL, "no table at %s", path);
+  if (text == NULL) return;
+  snprintf(good, sizeof good, "%s", text);
+  for (i = 0; text[i]; i++) lines += text[i] == '\n';
+  CHECK(lines == 6, "%d lines, wanted 3 comments, a header, 2 entries:\n%s",
+        lines, text);
+  /* LOWBIT_TUNE=0: not read */
+  setenv("LOWBIT_TUNE", "0", 1);
+  CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
+                LB_OK &&
+            plans[0][0] == '\0',
+        "LOWBIT_TUNE=0 read the table");
+  unsetenv("LOWBIT_TUNE");
+  /* refused saves */
+  refused(lb_tune_save_dev(DEV, 132, r, N, K, 8, "wn=2", 1, 1), LB_EARG,
+          "GEMM plans", "saving for the GEMV");
+  refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=5", 1, 1), LB_EARG,
+          "power of two", "saving a bad plan");
+  refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2", -1, 1), LB_EARG,
+          "positive", "saving a negative time");
+  setenv("LOWBIT_CACHE", "0", 1);
+  refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2", 1, 1), LB_EIO,
+          "LOWBIT_CACHE=0", "saving with no cache");
+  unsetenv("LOWBIT_CACHE");
+  /* damage, line by line: each an LB_EIO naming the file and the line */
+  {
+    static const struct {
+      const char *from, *to;   /* replace the first `from` by `to` */
+      int line;
+      const char *has;
+    } dmg[] = {
+        {"lowbit-tune 1", "lowbit-tune 2", 4, "another version"},
+        {"lowbit-tune 1", "lowbit-tuner 1", 4, "first line"},
+        {"test device", "best device", 4, "another device"},
+        {" wn=4,r=4 ", " wn=3,r=4 ", 5, "power of two"},
+        {" 40.00 ", " -40.00 ", 5, "positive"},
+        {" 40.00 ", " 40.00 extra ", 5, "expected"},
+        {" 60.25 ", " ", 5, "expected"},
+        {" 4096 ", " 0 ", 5, "out of range"},
+    };
+    size_t d;
+    for (d = 0; d < sizeof dmg / sizeof dmg[0]; d++) {
+      char bad[8300], want[64], what[96];
+      const char *at = strstr(good, dmg[d].from);
+      if (at == NULL) {
+        CHECK(0, "damage %zu: \"%s\" not in the table", d, dmg[d].from);
+        continue;
+      }
+      snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - good), good,
+               dmg[d].to, at + strlen(dmg[d].from));
+      write_file(path, bad, strlen(bad));
+      snprintf(want, sizeof want, ".txt:%d: ", dmg[d].line);
+      snprintf(what, sizeof what, "\"%s\" -> \"%s\"", dmg[d].from, dmg[d].to);
+      st = lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t");
+      refused(st, LB_EIO, want, what);
+      refused(st, LB_EIO, dmg[d].has, what);
+      /* a save neither reads past it nor writes over it */
+      refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2", 1, 1), LB_EIO,
+              want, what);
+      CHECK(strcmp(table_text(dir, path, sizeof path), bad) == 0,
+            "%s: a save wrote over the damaged table", what);
+    }
+    /* the key: not 16 hex digits */
+    {
+      char bad[8300];
+      char *nl = strstr(good, "\nlowbit-tune");
+      nl = nl ? strchr(nl + 1, '\n') : NULL;   /* the first entry */
+      if (nl) {
+        snprintf(bad, sizeof bad, "%.*sXY%s", (int)(nl + 1 - good), good,
+                 nl + 3);
+        write_file(path, bad, strlen(bad));
+        refused(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name,
+                                 "t"),
+                LB_EIO, ":5: the key", "a bad key");
+      }
+      memcpy(bad, good, strlen(good) + 1);
+      bad[10] = '\0';
+      write_file(path, bad, strlen(good));
+      refused(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t"),
+              LB_EIO, "NUL byte", "a NUL byte");
+    }
+  }
+  /* whole again: found again */
+  write_file(path, good, strlen(good));
+  CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
+                LB_OK &&
+            strcmp(plans[0], "wn=4,r=4") == 0,
+        "the restored table: %s", lb_errmsg());
+  /* another device's table is another file */
+  CHECK(lb_tune_find_dev("another, 1 SMs, sm_80, driver 1, nvrtc 1.0", keys,
+                         1, plans, name, sizeof name, "t") == LB_OK &&
+            plans[0][0] == '\0',
+        "another device read this device's table");
+  remove(path);
+  snprintf(path + strlen(path), 8, ".lock");
+  remove(path);
+  rmdir(dir);
+  unsetenv("LOWBIT_CACHE_DIR");
+}
+
+int main(int argc, char **argv) {
+  lb_recipe *r = NULL, *r3 = NULL;
+  static const char text3[] =
+      "name \"w3\"\nactivations \"bf16\"\nweights { bits = 3 }\n"
+      "scales { group = 64, dtype = \"bf16\" }\nzeros { dtype = \"bf16\" }\n"
+      "dequant \"(q - z) * s\"\n";
+  if (argc < 2) {
+    printf("usage: test_tune RECIPE.lua\n");
+    return 2;
+  }
+  unsetenv("LOWBIT_DUMP_DIR");
+  unsetenv("LOWBIT_GEMM");
+  if (lb_recipe_load(argv[1], &r) != LB_OK ||
+      lb_recipe_load_text("w3.lua", text3, strlen(text3), &r3) != LB_OK) {
+    printf("FAIL: %s\n", lb_errmsg());
+    return 1;
+  }
+  setenv("LOWBIT_CACHE", "0", 1);   /* real compiles */
+  plans_parse(r);
+  candidates(r, 16, 2);
+  candidates(r, 64, 0);
+  candidates(r, 1024, 2);
+  candidates(r3, 32, 1);
+  candidates(r3, 128, 0);
+  table(r);
+  lb_recipe_free(r);
+  lb_recipe_free(r3);
+  printf("%d failure(s)\n", failures);
+  return failures != 0;
+}
