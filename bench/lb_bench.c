@@ -16,6 +16,7 @@
 #include "lb_floor.h"
 #include "lb_ref.h"
 #include "lb_svg.h"
+#include "lb_timer.h"
 #include "lowbit.h"
 
 #define CK(call)                                                        \
@@ -37,56 +38,9 @@ typedef struct row {
   double bytes;
 } row;
 
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
-}
-
-/* Times `iters` runs of one launch, each after L2 is flushed; returns the
-** median in microseconds (< 0 on error).  The flush READS a buffer four
-** times the size of L2 (cublasSasum into device memory): a flush that
-** writes, like a memset, leaves L2 full of dirty lines, and the timed
-** kernel would then pay for their write-back out of its own bandwidth. */
-typedef int (*launch_fn)(void *ctx);
-
-typedef struct timer {
-  cudaEvent_t *ev;
-  float *ms;
-  float *flush;
-  size_t flush_bytes;
-  cublasHandle_t fh;   /* device pointer mode: the flush never syncs */
-  int write;           /* flush with a memset instead (for comparison) */
-  int warmup, iters;
-} timer;
-
-static int flush_l2(timer *t) {
-  if (t->write)
-    return cudaMemsetAsync(t->flush, 0, t->flush_bytes, 0) == cudaSuccess;
-  return cublasSasum(t->fh, (int)(t->flush_bytes / sizeof(float)) - 1,
-                     t->flush, 1, t->flush + t->flush_bytes / sizeof(float) - 1)
-         == CUBLAS_STATUS_SUCCESS;
-}
-
-static double time_it(timer *t, launch_fn fn, void *ctx) {
-  int i;
-  for (i = 0; i < t->warmup; i++)
-    if (!fn(ctx)) return -1;
-  for (i = 0; i < t->iters; i++) {
-    if (!flush_l2(t)) return -1;
-    cudaEventRecord(t->ev[2 * i], 0);
-    if (!fn(ctx)) return -1;
-    cudaEventRecord(t->ev[2 * i + 1], 0);
-  }
-  if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-  for (i = 0; i < t->iters; i++)
-    cudaEventElapsedTime(&t->ms[i], t->ev[2 * i], t->ev[2 * i + 1]);
-  qsort(t->ms, (size_t)t->iters, sizeof(float), cmp_float);
-  return 1000.0 * t->ms[t->iters / 2];
 }
 
 /* ---- the two contenders ------------------------------------------------- */
@@ -144,7 +98,7 @@ static double host_launch_us(job *j) {
 }
 
 /* Device-to-device copy bandwidth, bytes read + written per second. */
-static double copy_bandwidth(timer *t) {
+static double copy_bandwidth(lb_timer *t) {
   size_t bytes = (size_t)1 << 30;
   void *a = NULL, *b = NULL;
   float ms[20];
@@ -163,7 +117,7 @@ static double copy_bandwidth(timer *t) {
     cudaEventSynchronize(e1);
     if (i >= 3) cudaEventElapsedTime(&ms[i - 3], e0, e1);
   }
-  qsort(ms, 20, sizeof(float), cmp_float);
+  qsort(ms, 20, sizeof(float), lb_cmp_float);
   bw = 2.0 * (double)bytes / (ms[10] * 1e-3);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
@@ -206,7 +160,7 @@ typedef struct env {
   const lb_bench_opts *o;
   lb_ctx *ctx;
   cublasHandle_t h;
-  timer t;
+  lb_timer t;
   double copy_bw;
   lb_floor fl;
   int have_floor;
@@ -364,15 +318,15 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     if (!run_cublas(&j)) goto fail;
     CK(cudaDeviceSynchronize());
     rw->cublas_err = cublas_error(&view, &j, y64);
-    rw->us = time_it(&e->t, run_lowbit, &j);
-    rw->cublas_us = time_it(&e->t, run_cublas, &j);
+    rw->us = lb_time_it(&e->t, run_lowbit, &j);
+    rw->cublas_us = lb_time_it(&e->t, run_cublas, &j);
     if (rw->us <= 0 || rw->cublas_us <= 0) goto fail;
     rw->bytes = (double)(c.packed_bytes + c.scale_bytes + c.zero_bytes +
                          c.bias_bytes) +
                 (double)j.m * k * lb_dtype_size(r->act) +
                 (double)j.m * n * lb_dtype_size(r->out);
     if (e->have_floor && lb_floor_size(&e->fl, (size_t)rw->bytes))
-      rw->floor_us = time_it(&e->t, lb_floor_launch, &e->fl);
+      rw->floor_us = lb_time_it(&e->t, lb_floor_launch, &e->fl);
     if (rw->floor_us < 0) rw->floor_us = 0;
     rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
     rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
@@ -521,25 +475,11 @@ int lb_bench_run(const lb_bench_opts *o) {
   e.seed = 20261122;
   total = o->nrecipes * o->nshapes * o->nm;
   e.rows = calloc((size_t)total + 1, sizeof(row));
-  e.t.warmup = o->warmup;
-  e.t.write = o->flush_write;
-  e.t.iters = o->iters;
-  e.t.ev = calloc(2 * (size_t)o->iters, sizeof(cudaEvent_t));
-  e.t.ms = calloc((size_t)o->iters, sizeof(float));
-  if (!e.rows || !e.t.ev || !e.t.ms) goto fail;
+  if (!e.rows) goto fail;
   CK(cudaSetDevice(o->device));
   CK(cudaGetDeviceProperties(&prop, o->device));
   CK(cudaFree(0));  /* make the primary context current */
-  for (i = 0; i < 2 * o->iters; i++) CK(cudaEventCreate(&e.t.ev[i]));
-  e.t.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 1 << 26) * 4;
-  CK(cudaMalloc((void **)&e.t.flush, e.t.flush_bytes));
-  CK(cudaMemset(e.t.flush, 0, e.t.flush_bytes));
-  if (cublasCreate(&e.t.fh) != CUBLAS_STATUS_SUCCESS ||
-      cublasSetPointerMode(e.t.fh, CUBLAS_POINTER_MODE_DEVICE) !=
-          CUBLAS_STATUS_SUCCESS) {
-    fprintf(stderr, "cublasCreate failed\n");
-    goto fail;
-  }
+  if (!lb_timer_init(&e.t, o->warmup, o->iters, o->flush_write)) goto fail;
   if (lb_ctx_create(o->device, &e.ctx) != LB_OK) {
     fprintf(stderr, "lb_ctx_create: %s\n", lb_errmsg());
     goto fail;
@@ -589,15 +529,9 @@ fail:
   failed = 1;
 done:
   if (e.h) cublasDestroy(e.h);
-  if (e.t.fh) cublasDestroy(e.t.fh);
+  lb_timer_free(&e.t);
   lb_ctx_destroy(e.ctx);
-  if (e.t.ev)
-    for (i = 0; i < 2 * o->iters; i++)
-      if (e.t.ev[i]) cudaEventDestroy(e.t.ev[i]);
   lb_floor_free(&e.fl);
-  cudaFree(e.t.flush);
-  free(e.t.ev);
-  free(e.t.ms);
   free(e.rows);
   return failed;
 }

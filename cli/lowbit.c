@@ -6,6 +6,7 @@
 **   lowbit compile RECIPE [--arch sm_90] [--n N --k K --m M,... --sms S]
 **   lowbit run RECIPE [--m M,... --n N --k K]  check and time on the GPU
 **   lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes 4096x4096,...] [--out DIR]
+**   lowbit tune RECIPE [--n N --k K --m M,...]  the tuning table (lb_tuner.h)
 **
 ** RECIPE "-" is standard input.  Exit status: 0 ok, 1 failure, 2 usage
 ** error, 3 no GPU (nothing was run).
@@ -23,6 +24,7 @@
 #include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_nvrtc.h"
+#include "lb_tuner.h"
 #include "lowbit.h"
 
 enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
@@ -34,15 +36,23 @@ enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
 static const char usage[] =
   "usage:\n"
   "  lowbit check RECIPE...\n"
-  "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--m M] [--sms S]\n"
+  "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--m M] [--sms S] "
+  "[--plan P]\n"
   "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] "
   "[--m M[,M...]] [--sms S]\n"
+  "                 [--plan P]\n"
   "  lowbit run RECIPE [--m M[,M...]] [--n N] [--k K] [--iters I] "
   "[--flush read|write]\n"
   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
   "[--out DIR]\n"
   "               [--flush read|write]  (L2 flush before each timed launch; "
   "default read)\n"
+  "  lowbit tune RECIPE [--n N] [--k K] [--m M[,M...]] [--iters I] "
+  "[--dry-run] [--verbose]\n"
+  "               (times each GEMM bucket's candidate plans on the GPU and "
+  "keeps the\n"
+  "               fastest in this device's tuning table; default m = "
+  "16,32,64,128,256,1024,4096)\n"
   "  lowbit cache list|clear|path\n"
   "  lowbit --version\n"
   "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
@@ -50,14 +60,16 @@ static const char usage[] =
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
   "M up to 8 runs the GEMV, larger M the GEMM of its bucket (9..16, 17..32,\n"
   "33..64, 65..256, 257+); gen and compile show the kernel each M uses.\n"
+  "--plan P: GEMM knobs (\"wn=2,st=3\"; lowbit.h lists them) for M > 8.\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 
 typedef struct args {
   const char *files[LB_BENCH_MAX];
   int nfiles;
-  const char *out, *arch, *shapes, *ms, *flush;
+  const char *out, *arch, *shapes, *ms, *flush, *plan;
   int n, k, sms, iters;
+  int dry, verbose;   /* flags: --dry-run, --verbose */
 } args;
 
 /* Options that take a value: anything else beginning with '-' is
@@ -65,7 +77,7 @@ typedef struct args {
 static int known(const char *o) {
   static const char *const names[] = {
     "-o", "--out", "--arch", "--shapes", "--flush", "--n", "--k", "--sms",
-    "--iters", "--m", NULL
+    "--iters", "--m", "--plan", NULL
   };
   int i;
   for (i = 0; names[i]; i++)
@@ -101,6 +113,7 @@ static int value(args *a, const char *o, const char *v) {
   else if (!strcmp(o, "--shapes")) a->shapes = v;
   else if (!strcmp(o, "--flush")) a->flush = v;
   else if (!strcmp(o, "--m")) a->ms = v;
+  else if (!strcmp(o, "--plan")) a->plan = v;
   else if (!strcmp(o, "--n")) return to_int(o, v, &a->n);
   else if (!strcmp(o, "--k")) return to_int(o, v, &a->k);
   else if (!strcmp(o, "--sms")) return to_int(o, v, &a->sms);
@@ -126,6 +139,10 @@ static int parse(int argc, char **argv, args *a) {
         return 0;
       }
       a->files[a->nfiles++] = o;
+      continue;
+    }
+    if (!strcmp(o, "--dry-run") || !strcmp(o, "--verbose")) {
+      *(o[2] == 'd' ? &a->dry : &a->verbose) = 1;
       continue;
     }
     if (!known(o)) {
@@ -241,7 +258,8 @@ static int cmd_gen(const args *a) {
   }
   if (a->ms && parse_ms(a->ms, &m, 1) < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
-  if (lb_generate_m(r, a->n, a->k, m, a->sms, &src) != LB_OK) {
+  if ((a->plan ? lb_generate_plan(r, a->n, a->k, m, a->sms, a->plan, &src)
+               : lb_generate_m(r, a->n, a->k, m, a->sms, &src)) != LB_OK) {
     fprintf(stderr, "lowbit gen: %s\n", lb_errmsg());
     lb_recipe_free(r);
     return 1;
@@ -322,14 +340,21 @@ static int cmd_compile(const args *a) {
     char *src;
     lb_kernel_desc d;
     if (lb_describe(r, a->n, a->k, ms[j], a->sms, &d) != LB_OK ||
-        lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src) != LB_OK) {
+        (a->plan ? lb_generate_plan(r, a->n, a->k, ms[j], a->sms, a->plan,
+                                    &src)
+                 : lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src)) !=
+            LB_OK) {
       fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
       rc = 1;
       continue;
     }
-    printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared memory "
-           "(%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind, d.plan,
-           d.threads, d.smem_hi, d.smem_lo);
+    if (a->plan)   /* lb_describe speaks of the rules' plan */
+      printf("%s m=%d: gemm, the plan \"%s\"\n", lb_recipe_name(r), ms[j],
+             a->plan);
+    else
+      printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared "
+             "memory (%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind,
+             d.plan, d.threads, d.smem_hi, d.smem_lo);
     for (i = 0; i < na; i++) {
       lb_offline info;
       char *log = NULL;
@@ -504,6 +529,58 @@ static int cmd_bench(const args *a, int single) {
   return rc == 2 ? EXIT_NOGPU : rc;
 }
 
+/* lowbit tune RECIPE: arguments checked here, before the GPU is opened. */
+static int cmd_tune(const args *a) {
+  static const int defm[] = {16, 32, 64, 128, 256, 1024, 4096};
+  lb_tune_opts o;
+  lb_recipe *r;
+  lb_sizes sz;
+  int i, rc;
+  memset(&o, 0, sizeof o);
+  if (a->nfiles != 1) {
+    fputs(usage, stderr);
+    return EXIT_USAGE;
+  }
+  if (!strcmp(a->files[0], "-")) {
+    fprintf(stderr, "lowbit tune: give a recipe file or name, not standard "
+                    "input\n");
+    return EXIT_USAGE;
+  }
+  if (a->ms) {
+    if ((o.nm = parse_ms(a->ms, o.m, LB_BENCH_MAX)) < 0) return EXIT_USAGE;
+  } else {
+    for (i = 0; i < (int)(sizeof defm / sizeof defm[0]); i++)
+      o.m[o.nm++] = defm[i];
+  }
+  for (i = 0; i < o.nm; i++)
+    if (o.m[i] <= LB_MAX_M) {
+      fprintf(stderr, "lowbit tune: --m %d: the table holds GEMM plans, for "
+                      "%d rows and more\n", o.m[i], LB_MAX_M + 1);
+      return EXIT_USAGE;
+    }
+  if (a->iters > ITERS_LIMIT) {
+    fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
+            ITERS_LIMIT);
+    return EXIT_USAGE;
+  }
+  if ((r = load(a->files[0])) == NULL) return 1;
+  rc = lb_sizes_of(r, a->n, a->k, &sz);
+  if (rc != LB_OK)
+    fprintf(stderr, "lowbit tune: K x N = %d x %d: %s\n", a->k, a->n,
+            lb_errmsg());
+  lb_recipe_free(r);
+  if (rc != LB_OK) return EXIT_USAGE;
+  o.recipe = a->files[0];
+  o.n = a->n;
+  o.k = a->k;
+  o.warmup = 5;
+  o.iters = a->iters ? a->iters : 30;
+  o.dry = a->dry;
+  o.verbose = a->verbose;
+  rc = lb_tune_run(&o);
+  return rc == 2 ? EXIT_NOGPU : rc;
+}
+
 /* lowbit cache list|clear|path */
 static int cmd_cache(const args *a) {
   const char *sub = a->nfiles == 1 ? a->files[0] : "";
@@ -574,6 +651,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compile")) return cmd_compile(&a);
   if (!strcmp(cmd, "run")) return cmd_bench(&a, 1);
   if (!strcmp(cmd, "bench")) return cmd_bench(&a, 0);
+  if (!strcmp(cmd, "tune")) return cmd_tune(&a);
   fprintf(stderr, "lowbit: unknown command '%s'\n%s", cmd, usage);
   return EXIT_USAGE;
 }

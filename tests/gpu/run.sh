@@ -8,6 +8,7 @@
 # OUTDIR receives times.txt, ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
 # python.log (the PyTorch op on the GPU), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-write.log, bench-narrow.log,
+# tune.log and the tuning table it wrote (tune-*.txt),
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
@@ -153,6 +154,16 @@ lap "bench write"
   --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
   >"$out/bench-narrow.log" 2>&1 || bench_rc=1
 lap "bench narrow"
+# lowbit tune on the main job's recipe: every candidate plan of three
+# buckets checked against the float64 reference on sampled rows, then
+# timed; in a cache of its own, so that nothing above read its table.
+rm -rf "$build/tune-cache"
+LOWBIT_CACHE_DIR=$build/tune-cache "$build/lowbit" tune \
+  "$root/recipes/a16w4_g128.lua" --n 4096 --k 4096 --m 16,128,1024 \
+  >"$out/tune.log" 2>&1
+tune_rc=$?
+cp "$build"/tune-cache/tune-*.txt "$out/" 2>/dev/null
+lap "tune"
 
 grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log"
@@ -165,6 +176,7 @@ printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
+printf "%-22s %s\n" "lowbit tune" "$( [ $tune_rc -eq 0 ] && echo "pass ($(tail -1 "$out/tune.log" | cut -c1-60))" || echo "FAIL (see tune.log)")"
 printf "%-22s %s\n" "seconds" "$(tr '\n' ' ' <"$out/times.txt")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" | cut -c1-100))" || echo "FAIL (see bench.log)")"
-[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ]
+[ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ] && [ $tune_rc -eq 0 ]

@@ -608,6 +608,150 @@ static void dump_check(lb_ctx *ctx, const char *recipe) {
   lb_recipe_free(r);
 }
 
+/* One run of op at m rows (no work space), output poisoned, checked. */
+static void plan_run(const lb_op *op, const lb_case *c, const lb_weights *w,
+                     const void *dx, void *dy, unsigned char *hy,
+                     const double *y64, const double *mag64,
+                     const char *what) {
+  double err = 0, rel = 0;
+  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+  cudaDeviceSynchronize();
+  if (lb_op_run(op, c->m, dx, w, dy, NULL) != LB_OK ||
+      cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "%s: run: %s", what, lb_errmsg());
+    return;
+  }
+  check_y(c, dy, hy, y64, mag64, what, &err, &rel);
+}
+
+/* The plan an op's bucket for m uses must be want, from `from`. */
+static void plan_is(const lb_op *op, int m, const char *want,
+                    lb_plan_from from, const char *what) {
+  char plan[LB_PLAN_LEN];
+  lb_plan_from got = LB_PLAN_RULES;
+  lb_status st = lb_op_plan(op, m, plan, &got);
+  GCHECK(st == LB_OK && got == from && (want == NULL || !strcmp(plan, want)),
+         "%s: the op's plan is %s (from %d), wanted %s (from %d): %s", what,
+         plan, (int)got, want ? want : "any", (int)from, lb_errmsg());
+}
+
+/* The tuning table and plans set on an op: an op made after lb_tune_save
+** takes the table's plan for that bucket and computes the same product;
+** lb_op_set_plan takes another, NULL goes back to the table's, a bad plan
+** is refused and changes nothing; LOWBIT_TUNE=0 and LOWBIT_GEMM win over
+** the table; a damaged table fails lb_op_create with LB_EIO. */
+static void tune_check(lb_ctx *ctx, const char *recipe) {
+  char dir[] = "/tmp/lowbit-tune-XXXXXX", path[4200];
+  char (*cand)[LB_PLAN_LEN] = malloc(16 * LB_PLAN_LEN);
+  const int m = 100, n = 256;
+  lb_recipe *r = NULL;
+  lb_op *op = NULL, *op2 = NULL;
+  lb_case c;
+  lb_weights w;
+  double *y64 = NULL, *mag64 = NULL;
+  unsigned char *hy = NULL;
+  void *dx = NULL, *dy = NULL;
+  struct cudaDeviceProp prop;
+  int count = 0, k, made = 0, before = failures;
+  char prev[4200] = "";   /* LOWBIT_CACHE_DIR, restored after */
+  const char *e = getenv("LOWBIT_CACHE_DIR");
+  FILE *f;
+  memset(&w, 0, sizeof w);
+  if (e) snprintf(prev, sizeof prev, "%s", e);
+  if (recipe == NULL || cand == NULL || mkdtemp(dir) == NULL ||
+      lb_recipe_load(recipe, &r) != LB_OK ||
+      cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    GCHECK(0, "tuning table: setup: %s", lb_errmsg());
+    goto done;
+  }
+  setenv("LOWBIT_CACHE_DIR", dir, 1);
+  unsetenv("LOWBIT_TUNE");
+  unsetenv("LOWBIT_GEMM");
+  k = r->group ? 4 * r->group : 512;
+  if (!(made = lb_case_make(&c, r, m, n, k, 77))) goto done;
+  y64 = malloc(sizeof(double) * (size_t)m * n);
+  mag64 = malloc(sizeof(double) * (size_t)m * n);
+  hy = malloc(c.y_bytes + GUARD);
+  w = upload_weights(&c);
+  dx = upload(c.x, c.x_bytes);
+  if (!y64 || !mag64 || !hy || !dx || !w.packed ||
+      cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess ||
+      !lb_case_reference(&c, y64, mag64)) {
+    GCHECK(0, "tuning table: data: %s", lb_errmsg());
+    goto done;
+  }
+  GCHECK(lb_plan_candidates(r, n, k, m, prop.multiProcessorCount,
+                            prop.major * 10 + prop.minor, NULL, cand, 16,
+                            &count) == LB_OK && count >= 3,
+         "tuning table: %d candidates: %s", count, lb_errmsg());
+  if (count < 3) goto done;
+  GCHECK(lb_tune_save(ctx, r, n, k, m, cand[1], 10, 12) == LB_OK,
+         "lb_tune_save: %s", lb_errmsg());
+  if (lb_op_create(ctx, r, n, k, &op) != LB_OK) {
+    GCHECK(0, "tuning table: lb_op_create: %s", lb_errmsg());
+    goto done;
+  }
+  plan_is(op, m, cand[1], LB_PLAN_TABLE, "the table's plan");
+  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "the table's plan");
+  GCHECK(lb_op_set_plan(op, m, cand[2]) == LB_OK, "lb_op_set_plan: %s",
+         lb_errmsg());
+  plan_is(op, m, cand[2], LB_PLAN_SET, "a plan set");
+  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "a plan set");
+  GCHECK(lb_op_set_plan(op, m, "wn=3") == LB_EARG, "a bad plan was set");
+  plan_is(op, m, cand[2], LB_PLAN_SET, "after a bad plan");
+  GCHECK(lb_op_set_plan(op, m, NULL) == LB_OK, "lb_op_set_plan NULL: %s",
+         lb_errmsg());
+  plan_is(op, m, cand[1], LB_PLAN_TABLE, "back to the table's");
+  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "back to the table's");
+  setenv("LOWBIT_TUNE", "0", 1);
+  if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
+    plan_is(op2, m, cand[0], LB_PLAN_RULES, "LOWBIT_TUNE=0");
+    lb_op_destroy(op2);
+    op2 = NULL;
+  }
+  unsetenv("LOWBIT_TUNE");
+  setenv("LOWBIT_GEMM", cand[2], 1);
+  if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
+    plan_is(op2, m, cand[2], LB_PLAN_ENV, "LOWBIT_GEMM");
+    lb_op_destroy(op2);
+    op2 = NULL;
+  }
+  unsetenv("LOWBIT_GEMM");
+  GCHECK(lb_tune_path(ctx, path, sizeof path) == LB_OK, "lb_tune_path: %s",
+         lb_errmsg());
+  if ((f = fopen(path, "a")) != NULL) {
+    fputs("not an entry\n", f);
+    fclose(f);
+  }
+  GCHECK(lb_op_create(ctx, r, n, k, &op2) == LB_EIO &&
+             strstr(lb_errmsg(), ".txt:6: ") != NULL,
+         "a damaged table: %s", lb_errmsg());
+  printf("tuning table: %s\n",
+         failures > before ? "FAIL" : "plans taken as said");
+done:
+  if (prev[0])
+    setenv("LOWBIT_CACHE_DIR", prev, 1);
+  else
+    unsetenv("LOWBIT_CACHE_DIR");
+  unsetenv("LOWBIT_TUNE");
+  unsetenv("LOWBIT_GEMM");
+  if (dir[strlen(dir) - 1] != 'X') {
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    if (system(path) != 0) printf("could not remove %s\n", dir);
+  }
+  lb_op_destroy(op);
+  lb_op_destroy(op2);
+  free_weights(&w);
+  cudaFree(dx);
+  cudaFree(dy);
+  free(y64);
+  free(mag64);
+  free(hy);
+  free(cand);
+  if (made) lb_case_free(&c);
+  lb_recipe_free(r);
+}
+
 int main(int argc, char **argv) {
   int count = 0, n = 0, i;
   cudaError_t ce;
@@ -665,6 +809,7 @@ int main(int argc, char **argv) {
   for (i = 0; i < n; i++) one(ctx, names[i], stream);
   names_first = n > 0 ? names[0] : NULL;
   dump_check(ctx, names_first);
+  tune_check(ctx, names_first);
   lb_ctx_destroy(ctx);
   cudaStreamDestroy(stream);
   for (i = 0; i < n; i++) free(names[i]);

@@ -1,0 +1,511 @@
+/*
+** lb_tuner.c: `lowbit tune` (lb_tuner.h).
+*/
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "lb_gemm.h"
+#include "lb_gen.h"
+#include "lb_ref.h"
+#include "lb_timer.h"
+#include "lb_tuner.h"
+#include "lowbit.h"
+
+#define MAXC 64         /* candidates a round */
+#define MAXTRIED 160    /* plans timed per bucket, both rounds */
+#define SAMPLE 12       /* rows checked per M: the first, middle, last 4 */
+#define GAIN 0.97       /* a plan replaces the rules' only this much faster */
+#define RETIME 3        /* alternate timings of the winner and the rules */
+
+/* One M's rows on the GPU and their sampled reference. */
+typedef struct rows {
+  int m, idx[SAMPLE], ns;
+  double *y64, *mag64;   /* [ns][n], rows of the joint reference */
+} rows;
+
+typedef struct tuner {
+  const lb_tune_opts *o;
+  const lb_recipe *r;
+  lb_ctx *ctx;
+  lb_op *op;
+  lb_case c;            /* maxm rows of x, and the weights */
+  lb_weights w;
+  void *x, *y, *ws;
+  size_t wsb;           /* bytes at ws */
+  rows *rw;             /* one per o->m */
+  lb_timer t;
+  int arch, sms, failed;
+  int made;             /* c holds data */
+} tuner;
+
+typedef struct tjob {
+  tuner *t;
+  int m;
+} tjob;
+
+static int run_op(void *p) {
+  tjob *j = p;
+  tuner *t = j->t;
+  lb_status st = lb_op_run_ws(t->op, j->m, t->x, &t->w, t->y, t->ws, t->wsb,
+                              NULL);
+  if (st != LB_OK) fprintf(stderr, "lb_op_run_ws: %s\n", lb_errmsg());
+  return st == LB_OK;
+}
+
+/* ---- compiles, in parallel ------------------------------------------- */
+
+typedef struct pre {
+  const tuner *t;
+  int m, count, next;
+  char (*plans)[LB_PLAN_LEN];
+  pthread_mutex_t lock;
+} pre;
+
+static void *pre_work(void *p) {
+  pre *q = p;
+  for (;;) {
+    char *src = NULL;
+    lb_offline info;
+    int i;
+    pthread_mutex_lock(&q->lock);
+    i = q->next++;
+    pthread_mutex_unlock(&q->lock);
+    if (i >= q->count) break;
+    /* into the disk cache, where the op's compile finds it; a failure
+    ** shows again, with its message, when the plan is set and run */
+    if (lb_generate_plan(q->t->r, q->t->o->n, q->t->o->k, q->m, q->t->sms,
+                         q->plans[i], &src) == LB_OK)
+      lb_compile_offline(src, q->t->arch, &info, NULL);
+    lb_free(src);
+  }
+  return NULL;
+}
+
+/* Compiles the plans on as many threads as there are cores (at most 16):
+** NVRTC takes most of a tune's time. */
+static void precompile(const tuner *t, int m, char (*plans)[LB_PLAN_LEN],
+                       int count) {
+  enum { MAXT = 16 };
+  pthread_t tid[MAXT];
+  int started[MAXT], i, nt;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *cache = getenv("LOWBIT_CACHE");
+  pre q;
+  if (cache && strcmp(cache, "0") == 0) return;   /* nowhere to keep them */
+  nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
+  q.t = t;
+  q.m = m;
+  q.count = count;
+  q.next = 0;
+  q.plans = plans;
+  pthread_mutex_init(&q.lock, NULL);
+  for (i = 0; i < nt; i++)
+    started[i] = pthread_create(&tid[i], NULL, pre_work, &q) == 0;
+  pre_work(&q);   /* this thread too, and all of it if none started */
+  for (i = 0; i < nt; i++)
+    if (started[i]) pthread_join(tid[i], NULL);
+  pthread_mutex_destroy(&q.lock);
+}
+
+/* ---- one plan: checked, then timed ------------------------------------ */
+
+/* The work space m needs under the plan now set, grown as needed. */
+static int workspace(tuner *t, int m) {
+  size_t need = 0;
+  if (lb_op_workspace(t->op, m, &need) != LB_OK) {
+    fprintf(stderr, "lb_op_workspace: %s\n", lb_errmsg());
+    return 0;
+  }
+  if (need > t->wsb) {
+    cudaFree(t->ws);
+    t->ws = NULL;
+    t->wsb = 0;
+    if (cudaMalloc(&t->ws, need) != cudaSuccess) {
+      fprintf(stderr, "no device memory for a %zu-byte work space\n", need);
+      return 0;
+    }
+    t->wsb = need;
+  }
+  return 1;
+}
+
+/* Runs rw's M once with the output poisoned and checks the sampled rows
+** against the float64 reference; 1 if they pass. */
+static int check(tuner *t, const rows *rw, const char *plan) {
+  const size_t ob = (size_t)lb_dtype_size(t->r->out);
+  const size_t rowb = (size_t)t->o->n * ob;
+  lb_case view = t->c;
+  char *sampled = malloc(rowb * (size_t)rw->ns);
+  tjob j = {t, rw->m};
+  double ratio = 0;
+  size_t bad = 0;
+  int i, ok = 0;
+  if (sampled == NULL) return 0;
+  if (cudaMemset(t->y, 0xff, (size_t)rw->m * rowb) != cudaSuccess ||
+      !run_op(&j) || cudaDeviceSynchronize() != cudaSuccess)
+    goto done;
+  for (i = 0; i < rw->ns; i++)
+    if (cudaMemcpy(sampled + (size_t)i * rowb,
+                   (char *)t->y + (size_t)rw->idx[i] * rowb, rowb,
+                   cudaMemcpyDeviceToHost) != cudaSuccess)
+      goto done;
+  view.m = rw->ns;
+  ok = lb_check(&view, sampled, rw->y64, rw->mag64, &ratio, &bad);
+  if (!ok)
+    printf("FAIL: %s m=%d plan %s: error %.2f of the bound, %zu not "
+           "finite (rows 0, %d, %d, ... sampled)\n", t->r->name, rw->m, plan,
+           ratio, bad, rw->idx[SAMPLE / 3], rw->idx[rw->ns - 1]);
+done:
+  free(sampled);
+  return ok;
+}
+
+/* Sets plan on the bucket and times each of its Ms (us[i] for t->rw[i]
+** in the bucket); 0 when the plan failed (a FAIL is printed for a wrong
+** result: lowbit's bug, not the plan's). */
+static int measure(tuner *t, int b, const char *plan, double *us) {
+  int i, m0 = 0;
+  for (i = 0; i < t->o->nm; i++)
+    if (lb_gemm_bucket(t->rw[i].m) == b) m0 = t->rw[i].m;
+  if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
+      lb_op_prepare(t->op, m0, m0) != LB_OK) {
+    /* the planner offered it: a plan that does not build is worth seeing */
+    printf("  skipped %s: %s\n", plan, lb_errmsg());
+    return 0;
+  }
+  for (i = 0; i < t->o->nm; i++) {
+    tjob j = {t, t->rw[i].m};
+    if (lb_gemm_bucket(t->rw[i].m) != b) continue;
+    if (!workspace(t, j.m)) return 0;
+    if (!check(t, &t->rw[i], plan)) {
+      t->failed = 1;
+      return 0;
+    }
+    if ((us[i] = lb_time_it(&t->t, run_op, &j)) <= 0) return 0;
+  }
+  return 1;
+}
+
+/* The geometric mean, over the bucket's Ms, of us against base. */
+static double score(const tuner *t, int b, const double *us,
+                    const double *base) {
+  double s = 0;
+  int i, n = 0;
+  for (i = 0; i < t->o->nm; i++)
+    if (lb_gemm_bucket(t->rw[i].m) == b) {
+      s += log(us[i] / base[i]);
+      n++;
+    }
+  return n ? exp(s / n) : 1;
+}
+
+static void print_times(const tuner *t, int b, const double *us) {
+  int i;
+  for (i = 0; i < t->o->nm; i++)
+    if (lb_gemm_bucket(t->rw[i].m) == b) printf(" %8.1f", us[i]);
+}
+
+/* ---- one bucket ------------------------------------------------------- */
+
+static void tune_bucket(tuner *t, int b) {
+  static const char *const name[LB_GEMM_BUCKETS] = {
+      "9..16", "17..32", "33..64", "65..256", "257+"};
+  static char tried[MAXTRIED][LB_PLAN_LEN];
+  static double times[MAXTRIED][LB_BENCH_MAX];
+  char (*cand)[LB_PLAN_LEN] = malloc(MAXC * LB_PLAN_LEN);
+  double rules[LB_BENCH_MAX] = {0}, best_s = 1, a[LB_BENCH_MAX],
+         z[LB_BENCH_MAX];
+  int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules;
+  if (cand == NULL) return;
+  for (i = 0; i < t->o->nm; i++)
+    if (lb_gemm_bucket(t->rw[i].m) == b) m0 = t->rw[i].m;
+  printf("bucket %s (m =", name[b]);
+  for (i = 0; i < t->o->nm; i++)
+    if (lb_gemm_bucket(t->rw[i].m) == b) printf(" %d", t->rw[i].m);
+  printf("):\n");
+  fflush(stdout);
+  for (round = 0; round < 2; round++) {
+    const char *base = round == 0 ? NULL : tried[best];
+    if (round == 1 && best == 0) break;   /* the rules' plan stood */
+    if (lb_plan_candidates(t->r, t->o->n, t->o->k, m0, t->sms, t->arch, base,
+                           cand, MAXC, &count) != LB_OK) {
+      printf("FAIL: candidates: %s\n", lb_errmsg());
+      t->failed = 1;
+      break;
+    }
+    precompile(t, m0, cand, count);
+    for (i = 0; i < count && ntried < MAXTRIED; i++) {
+      int q, seen = 0;
+      double s;
+      for (q = 0; q < ntried; q++) seen |= strcmp(tried[q], cand[i]) == 0;
+      if (seen) continue;
+      if (!measure(t, b, cand[i], times[ntried])) {
+        if (ntried == 0) {   /* the rules' own plan */
+          printf("FAIL: the rules' plan %s: %s\n", cand[i], lb_errmsg());
+          t->failed = 1;
+          free(cand);
+          return;
+        }
+        continue;
+      }
+      snprintf(tried[ntried], LB_PLAN_LEN, "%s", cand[i]);
+      if (ntried == 0) memcpy(rules, times[0], sizeof rules);
+      s = score(t, b, times[ntried], rules);
+      if (t->o->verbose) {
+        printf("  %-48s", cand[i]);
+        print_times(t, b, times[ntried]);
+        printf("  x%.3f\n", s);
+      }
+      if (s < best_s) {
+        best_s = s;
+        best = ntried;
+      }
+      ntried++;
+    }
+  }
+  /* The winner of many noisy timings is flattered by its noise: time it
+  ** and the rules' plan again, in turn, and keep the median of each. */
+  ok_rules = 1;
+  if (best != 0) {
+    double ra[RETIME][LB_BENCH_MAX], za[RETIME][LB_BENCH_MAX];
+    int rep, ok = 1;
+    for (rep = 0; rep < RETIME && ok; rep++)
+      ok = measure(t, b, tried[0], ra[rep]) &&
+           measure(t, b, tried[best], za[rep]);
+    if (!ok) {
+      ok_rules = 0;
+    } else {
+      for (i = 0; i < t->o->nm; i++) {
+        double u[RETIME], v[RETIME], x;
+        int p, q;
+        for (p = 0; p < RETIME; p++) {
+          u[p] = ra[p][i];
+          v[p] = za[p][i];
+        }
+        for (p = 0; p < RETIME; p++)   /* sort three */
+          for (q = p + 1; q < RETIME; q++) {
+            if (u[q] < u[p]) x = u[p], u[p] = u[q], u[q] = x;
+            if (v[q] < v[p]) x = v[p], v[p] = v[q], v[q] = x;
+          }
+        a[i] = u[RETIME / 2];
+        z[i] = v[RETIME / 2];
+      }
+      best_s = score(t, b, z, a);
+    }
+  }
+  if (best == 0 || !ok_rules) memcpy(a, rules, sizeof a);
+  printf("  rules %-48s", tried[0]);
+  print_times(t, b, a);
+  printf(" us\n");
+  if (best != 0 && ok_rules) {
+    printf("  best  %-48s", tried[best]);
+    print_times(t, b, z);
+    printf(" us  x%.3f%s\n", best_s,
+           best_s <= GAIN ? "" : " (not 3% faster: the rules' plan stays)");
+  }
+  printf("  %d plans timed\n", ntried);
+  if (!t->o->dry && ok_rules) {
+    const int keep = best != 0 && best_s <= GAIN;
+    const double *us = keep ? z : a;
+    double gm = 0, gr = 0;
+    int n = 0;
+    for (i = 0; i < t->o->nm; i++)
+      if (lb_gemm_bucket(t->rw[i].m) == b) {
+        gm += log(us[i]);
+        gr += log(a[i]);
+        n++;
+      }
+    if (lb_tune_save(t->ctx, t->r, t->o->n, t->o->k, m0,
+                     keep ? tried[best] : NULL, exp(gm / n), exp(gr / n)) !=
+        LB_OK) {
+      printf("FAIL: lb_tune_save: %s\n", lb_errmsg());
+      t->failed = 1;
+    }
+  }
+  /* the op keeps the table's plan, or the rules', for what follows */
+  lb_op_set_plan(t->op, m0, NULL);
+  fflush(stdout);
+  free(cand);
+}
+
+/* ---- the sampled rows and their reference ----------------------------- */
+
+/* Rows 0..3, four about the middle and the last four of each M (fewer
+** for small M), all in one reference over the gathered rows. */
+static int sample(tuner *t) {
+  const size_t xb = (size_t)t->o->k * (size_t)lb_dtype_size(t->r->act);
+  const size_t nn = (size_t)t->o->n;
+  lb_case g = t->c;
+  double *y64, *mag64;
+  char *xs;
+  int i, q, total = 0, at = 0;
+  for (i = 0; i < t->o->nm; i++) {
+    rows *rw = &t->rw[i];
+    int m = t->o->m[i], cand[SAMPLE];
+    rw->m = m;
+    rw->ns = 0;
+    for (q = 0; q < 4; q++) {
+      cand[q] = q;
+      cand[4 + q] = m / 2 - 2 + q;
+      cand[8 + q] = m - 4 + q;
+    }
+    for (q = 0; q < SAMPLE; q++) {   /* in range, increasing, distinct */
+      int c = cand[q];
+      if (c < 0 || c >= m || (rw->ns && c <= rw->idx[rw->ns - 1])) continue;
+      rw->idx[rw->ns++] = c;
+    }
+    total += rw->ns;
+  }
+  xs = malloc(xb * (size_t)total);
+  y64 = malloc(sizeof(double) * nn * (size_t)total);
+  mag64 = malloc(sizeof(double) * nn * (size_t)total);
+  if (!xs || !y64 || !mag64) {
+    free(xs);
+    free(y64);
+    free(mag64);
+    fprintf(stderr, "no memory for the reference\n");
+    return 0;
+  }
+  for (i = 0; i < t->o->nm; i++)
+    for (q = 0; q < t->rw[i].ns; q++, at++)
+      memcpy(xs + (size_t)at * xb,
+             (char *)t->c.x + (size_t)t->rw[i].idx[q] * xb, xb);
+  g.x = xs;
+  g.m = total;
+  if (!lb_case_reference(&g, y64, mag64)) {
+    fprintf(stderr, "reference: %s\n", lb_errmsg());
+    free(xs);
+    free(y64);
+    free(mag64);
+    return 0;
+  }
+  free(xs);
+  for (i = 0, at = 0; i < t->o->nm; i++) {
+    /* each M's rows are a slice of the joint arrays: the first owns them */
+    t->rw[i].y64 = y64 + nn * (size_t)at;
+    t->rw[i].mag64 = mag64 + nn * (size_t)at;
+    at += t->rw[i].ns;
+  }
+  return 1;
+}
+
+static void *upload(const void *host, size_t bytes) {
+  void *d = NULL;
+  if (bytes == 0 || host == NULL) return NULL;
+  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
+  if (cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree(d);
+    return NULL;
+  }
+  return d;
+}
+
+int lb_tune_run(const lb_tune_opts *o) {
+  tuner t;
+  lb_recipe *r = NULL;
+  struct cudaDeviceProp prop;
+  char path[4200];
+  int i, b, maxm = 0, rc = 1;
+  lb_status st;
+  double t0;
+  struct timespec ts;
+  memset(&t, 0, sizeof t);
+  t.o = o;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  if ((st = lb_ctx_create(o->device, &t.ctx)) != LB_OK) {
+    printf("no %sGPU: %s; nothing was run\n",
+           st == LB_ENODEV ? "" : "usable ", lb_errmsg());
+    return 2;
+  }
+  if (cudaSetDevice(o->device) != cudaSuccess ||
+      cudaGetDeviceProperties(&prop, o->device) != cudaSuccess ||
+      cudaFree(0) != cudaSuccess) {
+    printf("no usable GPU: the CUDA runtime cannot open device %d; nothing "
+           "was run\n", o->device);
+    lb_ctx_destroy(t.ctx);
+    return 2;
+  }
+  t.arch = prop.major * 10 + prop.minor;
+  t.sms = prop.multiProcessorCount;
+  if (lb_tune_path(t.ctx, path, sizeof path) != LB_OK && !o->dry) {
+    printf("FAIL: %s (or run with --dry-run)\n", lb_errmsg());
+    goto done;
+  }
+  if (getenv("LOWBIT_GEMM"))
+    printf("note: LOWBIT_GEMM is set; ops ignore the tuning table while it "
+           "is\n");
+  if (getenv("LOWBIT_TUNE") && !strcmp(getenv("LOWBIT_TUNE"), "0"))
+    printf("note: LOWBIT_TUNE=0; ops ignore the tuning table while it is\n");
+  if (lb_recipe_load(o->recipe, &r) != LB_OK) {
+    printf("FAIL: %s\n", lb_errmsg());
+    goto done;
+  }
+  t.r = r;
+  for (i = 0; i < o->nm; i++)
+    if (o->m[i] > maxm) maxm = o->m[i];
+  t.rw = calloc((size_t)o->nm, sizeof *t.rw);
+  if (t.rw == NULL ||
+      !(t.made = lb_case_make(&t.c, r, maxm, o->n, o->k, 20261124))) {
+    printf("FAIL: test data: %s\n", lb_errmsg());
+    goto done;
+  }
+  if (!sample(&t)) goto done;
+  t.w.packed = upload(t.c.packed, t.c.packed_bytes);
+  t.w.scales = upload(t.c.scales, t.c.scale_bytes);
+  t.w.zeros = upload(t.c.zeros, t.c.zero_bytes);
+  t.w.bias = upload(t.c.bias, t.c.bias_bytes);
+  t.x = upload(t.c.x, t.c.x_bytes);
+  if (cudaMalloc(&t.y, t.c.y_bytes) != cudaSuccess || !t.w.packed ||
+      !t.w.scales || (t.c.zero_bytes && !t.w.zeros) ||
+      (t.c.bias_bytes && !t.w.bias) || !t.x) {
+    printf("FAIL: device memory for the layer and %d rows\n", maxm);
+    goto done;
+  }
+  if (!lb_timer_init(&t.t, o->warmup, o->iters, 0)) goto done;
+  if (lb_op_create(t.ctx, r, o->n, o->k, &t.op) != LB_OK) {
+    printf("FAIL: lb_op_create: %s\n", lb_errmsg());
+    goto done;
+  }
+  printf("%s, %d x %d (K x N) on %s, %d SMs: %d iterations, median, L2 "
+         "flushed by a read\n", r->name, o->k, o->n, prop.name, t.sms,
+         o->iters);
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+    int here = 0;
+    for (i = 0; i < o->nm; i++) here |= lb_gemm_bucket(o->m[i]) == b;
+    if (here) tune_bucket(&t, b);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  printf("%s in %.1f s%s%s\n", o->dry ? "timed (dry run: nothing written)"
+                                      : "tuning table",
+         (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0,
+         o->dry ? "" : ": ", o->dry ? "" : path);
+  rc = t.failed;
+done:
+  lb_op_destroy(t.op);
+  lb_timer_free(&t.t);
+  cudaFree((void *)t.w.packed);
+  cudaFree((void *)t.w.scales);
+  cudaFree((void *)t.w.zeros);
+  cudaFree((void *)t.w.bias);
+  cudaFree(t.x);
+  cudaFree(t.y);
+  cudaFree(t.ws);
+  if (t.rw && o->nm > 0) {
+    free(t.rw[0].y64);
+    free(t.rw[0].mag64);
+  }
+  free(t.rw);
+  if (t.made) lb_case_free(&t.c);
+  lb_recipe_free(r);
+  lb_ctx_destroy(t.ctx);
+  return rc;
+}

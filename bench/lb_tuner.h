@@ -1,0 +1,32 @@
+/*
+** lb_tuner.h: `lowbit tune`: for one recipe and shape, each GEMM bucket's
+** candidate plans (lb_plan_candidates) compiled (in parallel, through the
+** disk cache), checked on sampled rows against the float64 reference and
+** timed as `lowbit bench` times (lb_timer.h), in two rounds: the plans one
+** knob away from the rules', then those one knob away from the first
+** round's best.  The best, timed again against the rules' plan in
+** alternation, goes into the device's tuning table (lowbit.h) where it is
+** at least 3% faster over the bucket's M; else the entry says the rules'
+** plan stands.
+*/
+#ifndef lb_tuner_h
+#define lb_tuner_h
+
+#include "lb_bench.h"   /* LB_BENCH_MAX */
+
+typedef struct lb_tune_opts {
+  const char *recipe;
+  int n, k;
+  int m[LB_BENCH_MAX];   /* rows timed; each bucket is tuned on its own M */
+  int nm;
+  int warmup, iters;
+  int device;
+  int dry;       /* report only: write no table */
+  int verbose;   /* a line per candidate */
+} lb_tune_opts;
+
+/* Exit status for the command: 0 done, 1 a check or a call failed, 2 no
+** GPU (nothing ran; the reason is printed). */
+int lb_tune_run(const lb_tune_opts *o);
+
+#endif
