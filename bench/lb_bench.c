@@ -203,17 +203,6 @@ static void complain(const env *e, const char *fmt, ...) {
   fputc('\n', stderr);
 }
 
-static void *upload(const void *host, size_t bytes) {
-  void *d = NULL;
-  if (bytes == 0 || host == NULL) return NULL;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
-  if (cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    cudaFree(d);
-    return NULL;
-  }
-  return d;
-}
-
 #define REF_ROWS 16
 
 static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
@@ -260,12 +249,12 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       lb_store(r->act, dense, (size_t)i * (size_t)k + (size_t)kk,
                lb_case_weight(&c, i, kk));
   }
-  j.w.packed = upload(c.packed, c.packed_bytes);
-  j.w.scales = upload(c.scales, c.scale_bytes);
-  j.w.zeros = upload(c.zeros, c.zero_bytes);
-  j.w.bias = upload(c.bias, c.bias_bytes);
-  j.x = upload(c.x, c.x_bytes);
-  j.wdense = upload(dense, (size_t)n * (size_t)k * 2);
+  j.w.packed = lb_upload(c.packed, c.packed_bytes);
+  j.w.scales = lb_upload(c.scales, c.scale_bytes);
+  j.w.zeros = lb_upload(c.zeros, c.zero_bytes);
+  j.w.bias = lb_upload(c.bias, c.bias_bytes);
+  j.x = lb_upload(c.x, c.x_bytes);
+  j.wdense = lb_upload(dense, (size_t)n * (size_t)k * 2);
   CK(cudaMalloc(&ybuf, c.y_bytes));
   CK(cudaMalloc(&j.ydense, (size_t)maxm * (size_t)n * 2));
   j.y = ybuf;

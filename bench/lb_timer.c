@@ -1,5 +1,5 @@
 /*
-** lb_timer.c: timing kernels with CUDA events after an L2 flush.
+** lb_timer.c: timing kernels with CUDA events after an L2 flush; uploads.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,4 +86,15 @@ double lb_time_it(lb_timer *t, lb_launch_fn fn, void *ctx) {
     cudaEventElapsedTime(&t->ms[i], t->ev[2 * i], t->ev[2 * i + 1]);
   qsort(t->ms, (size_t)t->iters, sizeof(float), lb_cmp_float);
   return 1000.0 * t->ms[t->iters / 2];
+}
+
+void *lb_upload(const void *host, size_t bytes) {
+  void *d = NULL;
+  if (bytes == 0 || host == NULL) return NULL;
+  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
+  if (cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree(d);
+    return NULL;
+  }
+  return d;
 }

@@ -1,5 +1,6 @@
 /*
-** lb_timer.h: how lowbit times a kernel (lowbit bench, lowbit tune): CUDA
+** lb_timer.h: what the GPU tools (lowbit bench, lowbit tune) share: how a
+** kernel is timed, and host data copied up.  A kernel is timed with CUDA
 ** events around each launch, each launch after L2 is flushed, warm-up
 ** first, the median of the rest.  The flush READS a buffer four times the
 ** size of L2 (cublasSasum into device memory): a flush that writes, like
@@ -34,5 +35,8 @@ void lb_timer_free(lb_timer *t);
 /* The median of t->iters launches, microseconds; < 0 on error. */
 double lb_time_it(lb_timer *t, lb_launch_fn fn, void *ctx);
 int lb_cmp_float(const void *a, const void *b);
+/* bytes of host in fresh device memory; NULL where there is nothing to
+** copy (host NULL or no bytes) or it failed. */
+void *lb_upload(const void *host, size_t bytes);
 
 #endif

@@ -397,17 +397,6 @@ static int sample(tuner *t) {
   return 1;
 }
 
-static void *upload(const void *host, size_t bytes) {
-  void *d = NULL;
-  if (bytes == 0 || host == NULL) return NULL;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
-  if (cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    cudaFree(d);
-    return NULL;
-  }
-  return d;
-}
-
 int lb_tune_run(const lb_tune_opts *o) {
   tuner t;
   lb_recipe *r = NULL;
@@ -459,11 +448,11 @@ int lb_tune_run(const lb_tune_opts *o) {
     goto done;
   }
   if (!sample(&t)) goto done;
-  t.w.packed = upload(t.c.packed, t.c.packed_bytes);
-  t.w.scales = upload(t.c.scales, t.c.scale_bytes);
-  t.w.zeros = upload(t.c.zeros, t.c.zero_bytes);
-  t.w.bias = upload(t.c.bias, t.c.bias_bytes);
-  t.x = upload(t.c.x, t.c.x_bytes);
+  t.w.packed = lb_upload(t.c.packed, t.c.packed_bytes);
+  t.w.scales = lb_upload(t.c.scales, t.c.scale_bytes);
+  t.w.zeros = lb_upload(t.c.zeros, t.c.zero_bytes);
+  t.w.bias = lb_upload(t.c.bias, t.c.bias_bytes);
+  t.x = lb_upload(t.c.x, t.c.x_bytes);
   if (cudaMalloc(&t.y, t.c.y_bytes) != cudaSuccess || !t.w.packed ||
       !t.w.scales || (t.c.zero_bytes && !t.w.zeros) ||
       (t.c.bias_bytes && !t.w.bias) || !t.x) {
