@@ -368,20 +368,20 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->k = k;
   {
     uint64_t keys[LB_GEMM_BUCKETS];
-    char plans[LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128];
+    char plans[LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128] = "";
     int known[LB_GEMM_BUCKETS];
+    const int look = getenv("LOWBIT_GEMM") == NULL && lb_tune_have(c);
     for (b = 0; b < LB_GEMM_BUCKETS; b++) {
       /* a bucket with no plan has no key; its source says why, below */
-      known[b] = lb_gemm_key(r, n, k, b, c->sms, &keys[b]) == LB_OK;
+      known[b] = look && lb_gemm_key(r, n, k, b, c->sms, &keys[b]) == LB_OK;
       if (!known[b]) keys[b] = 0;
+      plans[b][0] = '\0';
     }
-    if (getenv("LOWBIT_GEMM") == NULL &&
-        (st = lb_tune_find(c, keys, LB_GEMM_BUCKETS, plans, table,
-                           sizeof table, "lb_op_create")) != LB_OK)
+    if (look && (st = lb_tune_find(c, keys, LB_GEMM_BUCKETS, plans, table,
+                                   sizeof table, "lb_op_create")) != LB_OK)
       goto fail_buckets;
     for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-      const int tuned = getenv("LOWBIT_GEMM") == NULL && known[b] &&
-                        plans[b][0];
+      const int tuned = known[b] && plans[b][0];
       if ((st = make_bucket(op, b, tuned ? plans[b] : NULL,
                             tuned ? LB_PLAN_TABLE : LB_PLAN_RULES, table)) !=
           LB_OK)

@@ -208,6 +208,14 @@ static lb_status load(const char *path, const char *devkey, table *t,
   return st;
 }
 
+int lb_tune_have(const lb_ctx *c) {
+  const char *e = getenv("LOWBIT_TUNE"), *why;
+  char path[4200];
+  return !(e && strcmp(e, "0") == 0) &&
+         table_path(lb_ctx_devkey(c), path, sizeof path, &why) &&
+         access(path, F_OK) == 0;
+}
+
 lb_status lb_tune_find(const lb_ctx *c, const uint64_t *keys, int nkeys,
                        char (*plans)[LB_PLAN_LEN], char *name, size_t len,
                        const char *fn) {

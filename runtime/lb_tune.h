@@ -10,6 +10,10 @@
 
 #include "lowbit.h"
 
+/* Whether c's device has a table to read (a file, and LOWBIT_TUNE not 0):
+** without one, ops need not hash their sources for keys. */
+int lb_tune_have(const lb_ctx *c);
+
 /* The plans the table of c's device holds for keys[0..nkeys-1]: "" where
 ** it holds none, and for all when there is no table (or no cache
 ** directory), or with LOWBIT_TUNE=0; name receives the table's file name
