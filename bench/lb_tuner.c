@@ -60,11 +60,11 @@ static int run_op(void *p) {
   return st == LB_OK;
 }
 
-/* ---- compiles, in parallel ------------------------------------------- */
+/* ---- compiles, in parallel (lb_tuner.h) ------------------------------- */
 
 typedef struct pre {
-  const tuner *t;
-  int m, count, next;
+  const lb_recipe *r;
+  int n, k, m, sms, arch, count, next;
   char (*plans)[LB_PLAN_LEN];
   pthread_mutex_t lock;
 } pre;
@@ -81,18 +81,16 @@ static void *pre_work(void *p) {
     if (i >= q->count) break;
     /* into the disk cache, where the op's compile finds it; a failure
     ** shows again, with its message, when the plan is set and run */
-    if (lb_generate_plan(q->t->r, q->t->o->n, q->t->o->k, q->m, q->t->sms,
-                         q->plans[i], &src) == LB_OK)
-      lb_compile_offline(src, q->t->arch, &info, NULL);
+    if (lb_generate_plan(q->r, q->n, q->k, q->m, q->sms, q->plans[i], &src) ==
+        LB_OK)
+      lb_compile_offline(src, q->arch, &info, NULL);
     lb_free(src);
   }
   return NULL;
 }
 
-/* Compiles the plans on as many threads as there are cores (at most 16):
-** NVRTC takes most of a tune's time. */
-static void precompile(const tuner *t, int m, char (*plans)[LB_PLAN_LEN],
-                       int count) {
+void lb_tune_precompile(const lb_recipe *r, int n, int k, int m, int sms,
+                        int arch, char (*plans)[LB_PLAN_LEN], int count) {
   enum { MAXT = 16 };
   pthread_t tid[MAXT];
   int started[MAXT], i, nt;
@@ -101,16 +99,20 @@ static void precompile(const tuner *t, int m, char (*plans)[LB_PLAN_LEN],
   pre q;
   if (cache && strcmp(cache, "0") == 0) return;   /* nowhere to keep them */
   nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
-  q.t = t;
+  q.r = r;
+  q.n = n;
+  q.k = k;
   q.m = m;
+  q.sms = sms;
+  q.arch = arch;
   q.count = count;
   q.next = 0;
   q.plans = plans;
   pthread_mutex_init(&q.lock, NULL);
-  for (i = 0; i < nt; i++)
+  for (i = 1; i < nt; i++)
     started[i] = pthread_create(&tid[i], NULL, pre_work, &q) == 0;
   pre_work(&q);   /* this thread too, and all of it if none started */
-  for (i = 0; i < nt; i++)
+  for (i = 1; i < nt; i++)
     if (started[i]) pthread_join(tid[i], NULL);
   pthread_mutex_destroy(&q.lock);
 }
@@ -241,7 +243,8 @@ static void tune_bucket(tuner *t, int b) {
       t->failed = 1;
       break;
     }
-    precompile(t, m0, cand, count);
+    lb_tune_precompile(t->r, t->o->n, t->o->k, m0, t->sms, t->arch, cand,
+                       count);
     for (i = 0; i < count && ntried < MAXTRIED; i++) {
       int q, seen = 0;
       double s;

@@ -13,6 +13,7 @@
 #define lb_tuner_h
 
 #include "lb_bench.h"   /* LB_BENCH_MAX */
+#include "lowbit.h"
 
 typedef struct lb_tune_opts {
   const char *recipe;
@@ -24,6 +25,13 @@ typedef struct lb_tune_opts {
   int dry;       /* report only: write no table */
   int verbose;   /* a line per candidate */
 } lb_tune_opts;
+
+/* Compiles the plans for m's bucket and sm_<arch> into the disk cache on
+** as many threads as there are cores (at most 16; NVRTC takes most of a
+** tune's time), where the op's compile of each then finds it.  Nothing
+** with LOWBIT_CACHE=0; a plan that fails shows when it is run. */
+void lb_tune_precompile(const lb_recipe *r, int n, int k, int m, int sms,
+                        int arch, char (*plans)[LB_PLAN_LEN], int count);
 
 /* Exit status for the command: 0 done, 1 a check or a call failed, 2 no
 ** GPU (nothing ran; the reason is printed). */

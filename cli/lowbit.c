@@ -369,6 +369,13 @@ static int cmd_compile(const args *a) {
              info.ptx ? "PTX (NVRTC does not know this arch; the driver "
                         "finishes it)" : "CUBIN",
              info.warnings);
+      if (ms[j] > LB_MAX_M) {   /* the plan as knobs, for --plan */
+        char knobs[1][LB_PLAN_LEN];
+        int one = 0;
+        if (lb_plan_candidates(r, a->n, a->k, ms[j], a->sms, archs[i],
+                               a->plan, knobs, 1, &one) == LB_OK && one)
+          printf("  plan: %s\n", knobs[0]);
+      }
       if (!info.ptx) {
         static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS,
                                           LB_GEMM_KERNEL};

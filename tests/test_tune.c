@@ -3,7 +3,8 @@
 ** Plans parse strictly (every malformed or out-of-range knob refused with
 ** a message naming it) and change the source only by what they say; the
 ** candidates `lowbit tune` tries are distinct, regenerate to themselves
-** and compile cleanly; the table round-trips, keeps one entry a key, is
+** and compile cleanly, also on threads at once into the disk cache (as
+** lowbit tune does); the table round-trips, keeps one entry a key, is
 ** keyed by the rules' source, and every kind of damage to it is an error
 ** naming the file and line.
 **
@@ -20,6 +21,7 @@
 #include "lb_nvrtc.h"
 #include "lb_test.h"
 #include "lb_tune.h"
+#include "lb_tuner.h"
 #include "lowbit.h"
 
 #define failures lb_test_failures
@@ -147,6 +149,41 @@ static void candidates(const lb_recipe *r, int m, int compile) {
     lb_free(src);
     lb_free(log);
   }
+  free(c);
+}
+
+/* lowbit tune's parallel compiles: every plan lands in the disk cache,
+** whole (each then a hit), with threads writing the cache at once. */
+static void precompiled(const lb_recipe *r) {
+  char dir[] = "/tmp/lb_tune_cache_XXXXXX", cmd[200];
+  char (*c)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
+  int count = 0, i, hits = 0;
+  if (c == NULL || mkdtemp(dir) == NULL) {
+    CHECK(0, "precompile: setup");
+    free(c);
+    return;
+  }
+  setenv("LOWBIT_CACHE_DIR", dir, 1);
+  unsetenv("LOWBIT_CACHE");
+  if (lb_plan_candidates(r, N, K, 32, 132, 90, NULL, c, 64, &count) !=
+      LB_OK)
+    CHECK(0, "precompile: candidates: %s", lb_errmsg());
+  if (count > 6) count = 6;
+  lb_tune_precompile(r, N, K, 32, 132, 90, c, count);
+  for (i = 0; i < count; i++) {
+    char *src = NULL;
+    lb_offline info;
+    if (lb_generate_plan(r, N, K, 32, 132, c[i], &src) == LB_OK &&
+        lb_compile_offline(src, 90, &info, NULL) == LB_OK && info.cache == 2)
+      hits++;
+    lb_free(src);
+  }
+  CHECK(count >= 4 && hits == count, "precompile: %d of %d plans found in "
+        "the disk cache", hits, count);
+  unsetenv("LOWBIT_CACHE_DIR");
+  setenv("LOWBIT_CACHE", "0", 1);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) printf("could not remove %s\n", dir);
   free(c);
 }
 
@@ -339,6 +376,7 @@ int main(int argc, char **argv) {
   candidates(r, 1024, 2);
   candidates(r3, 32, 1);
   candidates(r3, 128, 0);
+  precompiled(r3);
   table(r);
   lb_recipe_free(r);
   lb_recipe_free(r3);
