@@ -19,47 +19,67 @@
 
 /* ---- launch shapes ------------------------------------------------------ */
 
-/* tune (LOWBIT_PLAN, e.g. "warps=8,split=4,stages=2") replaces planned
-** values.  Entries are comma-separated key=value; a malformed entry, an
-** unknown key or a value out of range is skipped.  The ring is then cut
-** back (stages first, then warps) to fit LB_RING_KB. */
-static void plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
-  if (e == NULL) return;
-  while (*e) {
-    char key[16], *end;
-    size_t n = strcspn(e, "=,");
-    long v;
-    if (e[n] == '=' && n > 0 && n < sizeof key) {
-      memcpy(key, e, n);
-      key[n] = '\0';
-      v = strtol(e + n + 1, &end, 10);
-      if (end != e + n + 1 && (*end == ',' || *end == '\0')) {
-        if (!strcmp(key, "warps") && (v == 1 || v == 2 || v == 4 || v == 8))
-          cfg->warps = (int)v;
-        else if (!strcmp(key, "split") && v >= 1 && v <= 8 && !(v & (v - 1)))
-          cfg->split = (int)v;
-        else if (!strcmp(key, "stages") && v >= 1 && v <= 8)
-          cfg->stages = (int)v;
-        else if (!strcmp(key, "minb") && v >= 1 && v <= 8)
-          cfg->minb = (int)v;
-        else if (!strcmp(key, "xminb") && v >= 1 && v <= 8)
-          cfg->xminb = (int)v;
-        else if (!strcmp(key, "xres") && v >= 0 && v <= 160)
-          cfg->xres = (int)v * 1024;
-        else if (!strcmp(key, "lazy") && (v == 0 || v == 1))
-          cfg->lazy = (int)v;
-        else if (!strcmp(key, "cluster") && v >= 1 && v <= 8 && !(v & (v - 1)))
-          cfg->cluster = (int)v;
-      }
-    }
-    e += strcspn(e, ",");
-    if (*e == ',') e++;
+/* LOWBIT_PLAN ("warps=8,split=4,stages=2"): the GEMV's knobs, each
+** replacing a planned value.  Strict, as the GEMM's (lb_gemm.c): an
+** unknown key, a value out of range, a sign or space, a key given twice or
+** a trailing comma is an error naming it, never skipped.  The ring is then
+** cut back (stages first, then warps) to fit LB_RING_KB. */
+static const struct {
+  const char *key;
+  int lo, hi, pow2;
+} knob[] = {
+    {"warps", 1, 8, 1}, {"split", 1, 8, 1}, {"stages", 1, 8, 0},
+    {"minb", 1, 8, 0},  {"xminb", 1, 8, 0}, {"xres", 0, 160, 0},
+    {"lazy", 0, 1, 0},  {"cluster", 1, 8, 1}};
+#define NKNOB ((int)(sizeof knob / sizeof knob[0]))
+
+static lb_status plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
+  int v[NKNOB], i;
+  const char *plan = e;
+  for (i = 0; i < NKNOB; i++) v[i] = -1;
+  while (e && *e) {
+    size_t len = strcspn(e, "=,");
+    const char *val = e + len;
+    char *end;
+    long x;
+    for (i = 0; i < NKNOB; i++)
+      if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
+    if (i == NKNOB || *val != '=')
+      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": unknown knob at \"%.*s\" "
+                     "(knobs: warps, split, stages, minb, xminb, xres, lazy, "
+                     "cluster; comma-separated key=value)", plan,
+                     (int)strcspn(e, ","), e);
+    x = val[1] >= '0' && val[1] <= '9' ? strtol(val + 1, &end, 10) : -1;
+    if (x < 0 || (*end != ',' && *end != '\0') || x < knob[i].lo ||
+        x > knob[i].hi || (knob[i].pow2 && (x & (x - 1))))
+      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": %s must be %s in %d..%d",
+                     plan, knob[i].key,
+                     knob[i].pow2 ? "a power of two" : "a whole number",
+                     knob[i].lo, knob[i].hi);
+    if (v[i] >= 0)
+      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": %s given twice", plan,
+                     knob[i].key);
+    if (*end == ',' && end[1] == '\0')
+      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": a comma and nothing "
+                     "after it", plan);
+    v[i] = (int)x;
+    e = end + (*end == ',');
   }
+  /* in knob's order */
+  if (v[0] >= 0) cfg->warps = v[0];
+  if (v[1] >= 0) cfg->split = v[1];
+  if (v[2] >= 0) cfg->stages = v[2];
+  if (v[3] >= 0) cfg->minb = v[3];
+  if (v[4] >= 0) cfg->xminb = v[4];
+  if (v[5] >= 0) cfg->xres = v[5] * 1024;
+  if (v[6] >= 0) cfg->lazy = v[6];
+  if (v[7] >= 0) cfg->cluster = v[7];
   while (cfg->stages > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->stages--;
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
+  return LB_OK;
 }
 
 /* What a block keeps in shared memory besides its rings.  Scales and
@@ -85,8 +105,8 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   if (cfg->xs_m > LB_MAX_M) cfg->xs_m = LB_MAX_M;
 }
 
-static void plan(const lb_format *f, int n, int k, int sms, const char *tune,
-                 lb_gemv_cfg *cfg) {
+static lb_status plan(const lb_format *f, int n, int k, int sms,
+                      const char *tune, lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage;
   tiles = lb_kpad(&lay, k) / lay.tile;
@@ -150,10 +170,14 @@ static void plan(const lb_format *f, int n, int k, int sms, const char *tune,
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
-  plan_override(cfg, stage, tune);
+  {
+    const lb_status st = plan_override(cfg, stage, tune);
+    if (st != LB_OK) return st;
+  }
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
   plan_resident(f, k, cfg, stage);
+  return LB_OK;
 }
 
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
@@ -192,8 +216,7 @@ lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
   if ((st = lb_format_for(r, n, k, sms, "lb_describe", &f)) != LB_OK)
     return st;
-  plan(&f, n, k, sms, getenv("LOWBIT_PLAN"), cfg);
-  return LB_OK;
+  return plan(&f, n, k, sms, getenv("LOWBIT_PLAN"), cfg);
 }
 
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
@@ -207,9 +230,9 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
   if (src) *src = NULL;
   if (src == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
-  if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK)
+  if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK ||
+      (st = plan(&f, n, k, sms, tune, &cfg)) != LB_OK)
     return st;
-  plan(&f, n, k, sms, tune, &cfg);
   lb_buf_init(&b);
   lb_buf_printf(&b,
     "// Generated by lowbit from recipe '%s' (%s).\n"

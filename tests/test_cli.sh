@@ -136,6 +136,7 @@ expect "gen --plan" 0 'Plan changed by lb_generate_plan: "wn=2,st=3"' $none "$lo
 expect "gen --plan, bad knob" 1 'plan "wn=5": wn must be a power of two' $none "$lowbit" gen "$r" --m 64 --plan wn=5
 expect "gen --plan, the GEMV" 1 "plans are the GEMM's" $none "$lowbit" gen "$r" --m 8 --plan wn=2
 expect "compile: the plan as knobs" 0 "plan: wn=2,wk=" $none "$lowbit" compile "$r" --m 64 --n 256 --k 256 --plan wn=2
+expect "LOWBIT_PLAN, bad split" 1 'LOWBIT_PLAN: "split=3": split must be a power of two' $none env LOWBIT_PLAN=split=3 "$lowbit" gen "$r"
 expect "LOWBIT_GEMM, unknown knob" 1 'LOWBIT_GEMM: plan "zz=1": unknown knob' $none env LOWBIT_GEMM=zz=1 "$lowbit" gen "$r" --m 64
 
 # The cache and LOWBIT_DUMP_DIR, as lowbit gen and compile see them.

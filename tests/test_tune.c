@@ -65,6 +65,30 @@ static void plans_parse(const lb_recipe *r) {
   }
   refused(lb_generate_plan(r, N, K, 8, 132, "wn=4", &rules), LB_EARG,
           "GEMM's", "a plan for the GEMV");
+  /* the GEMV's LOWBIT_PLAN, as strict */
+  {
+    static const struct {
+      const char *plan, *has;
+    } gbad[] = {{"split=3", "power of two"}, {"splt=2", "unknown knob"},
+                {"split=2,", "nothing after it"}, {"warps=16", "1..8"},
+                {"stages=0", "1..8"}, {"split=2,split=4", "given twice"},
+                {"xres=-1", "xres must be"}, {"lazy= 1", "lazy must be"}};
+    size_t g;
+    for (g = 0; g < sizeof gbad / sizeof gbad[0]; g++) {
+      char *src = (char *)1;
+      setenv("LOWBIT_PLAN", gbad[g].plan, 1);
+      refused(lb_generate_m(r, N, K, 1, 132, &src), LB_EARG, gbad[g].has,
+              gbad[g].plan);
+      CHECK(src == NULL, "LOWBIT_PLAN %s: *src not cleared", gbad[g].plan);
+    }
+    setenv("LOWBIT_PLAN", "split=2,stages=1", 1);
+    CHECK(lb_generate_m(r, N, K, 1, 132, &same) == LB_OK && same &&
+              strstr(same, "LOWBIT_PLAN=\"split=2,stages=1\"") != NULL,
+          "LOWBIT_PLAN split=2,stages=1: %s", lb_errmsg());
+    lb_free(same);
+    same = NULL;
+    unsetenv("LOWBIT_PLAN");
+  }
   /* no plan, or an empty one: the rules' source, byte for byte */
   unsetenv("LOWBIT_GEMM");
   CHECK(lb_generate_m(r, N, K, 64, 132, &rules) == LB_OK, "rules: %s",
@@ -364,6 +388,7 @@ int main(int argc, char **argv) {
   }
   unsetenv("LOWBIT_DUMP_DIR");
   unsetenv("LOWBIT_GEMM");
+  unsetenv("LOWBIT_PLAN");
   if (lb_recipe_load(argv[1], &r) != LB_OK ||
       lb_recipe_load_text("w3.lua", text3, strlen(text3), &r3) != LB_OK) {
     printf("FAIL: %s\n", lb_errmsg());
