@@ -46,6 +46,9 @@ typedef struct tuner {
   int made;             /* c holds data */
 } tuner;
 
+/* -1: the GEMV (1..8 rows); else the GEMM's bucket. */
+static int bucket_of(int m) { return m <= LB_MAX_M ? -1 : lb_gemm_bucket(m); }
+
 typedef struct tjob {
   tuner *t;
   int m;
@@ -176,7 +179,7 @@ done:
 static int measure(tuner *t, int b, const char *plan, double *us) {
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (lb_gemm_bucket(t->rw[i].m) == b) m0 = t->rw[i].m;
+    if (bucket_of(t->rw[i].m) == b) m0 = t->rw[i].m;
   if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
       lb_op_prepare(t->op, m0, m0) != LB_OK) {
     /* the planner offered it: a plan that does not build is worth seeing */
@@ -185,7 +188,7 @@ static int measure(tuner *t, int b, const char *plan, double *us) {
   }
   for (i = 0; i < t->o->nm; i++) {
     tjob j = {t, t->rw[i].m};
-    if (lb_gemm_bucket(t->rw[i].m) != b) continue;
+    if (bucket_of(t->rw[i].m) != b) continue;
     if (!workspace(t, j.m)) return 0;
     if (!check(t, &t->rw[i], plan)) {
       t->failed = 1;
@@ -202,7 +205,7 @@ static double score(const tuner *t, int b, const double *us,
   double s = 0;
   int i, n = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (lb_gemm_bucket(t->rw[i].m) == b) {
+    if (bucket_of(t->rw[i].m) == b) {
       s += log(us[i] / base[i]);
       n++;
     }
@@ -212,14 +215,14 @@ static double score(const tuner *t, int b, const double *us,
 static void print_times(const tuner *t, int b, const double *us) {
   int i;
   for (i = 0; i < t->o->nm; i++)
-    if (lb_gemm_bucket(t->rw[i].m) == b) printf(" %8.1f", us[i]);
+    if (bucket_of(t->rw[i].m) == b) printf(" %8.1f", us[i]);
 }
 
 /* ---- one bucket ------------------------------------------------------- */
 
 static void tune_bucket(tuner *t, int b) {
-  static const char *const name[LB_GEMM_BUCKETS] = {
-      "9..16", "17..32", "33..64", "65..256", "257+"};
+  static const char *const name[1 + LB_GEMM_BUCKETS] = {
+      "1..8 (the GEMV)", "9..16", "17..32", "33..64", "65..256", "257+"};
   static char tried[MAXTRIED][LB_PLAN_LEN];
   static double times[MAXTRIED][LB_BENCH_MAX];
   char (*cand)[LB_PLAN_LEN] = malloc(MAXC * LB_PLAN_LEN);
@@ -228,10 +231,10 @@ static void tune_bucket(tuner *t, int b) {
   int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules;
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
-    if (lb_gemm_bucket(t->rw[i].m) == b) m0 = t->rw[i].m;
-  printf("bucket %s (m =", name[b]);
+    if (bucket_of(t->rw[i].m) == b) m0 = t->rw[i].m;
+  printf("bucket %s (m =", name[b + 1]);
   for (i = 0; i < t->o->nm; i++)
-    if (lb_gemm_bucket(t->rw[i].m) == b) printf(" %d", t->rw[i].m);
+    if (bucket_of(t->rw[i].m) == b) printf(" %d", t->rw[i].m);
   printf("):\n");
   fflush(stdout);
   for (round = 0; round < 2; round++) {
@@ -321,7 +324,7 @@ static void tune_bucket(tuner *t, int b) {
     double gm = 0, gr = 0;
     int n = 0;
     for (i = 0; i < t->o->nm; i++)
-      if (lb_gemm_bucket(t->rw[i].m) == b) {
+      if (bucket_of(t->rw[i].m) == b) {
         gm += log(us[i]);
         gr += log(a[i]);
         n++;
@@ -470,9 +473,9 @@ int lb_tune_run(const lb_tune_opts *o) {
   printf("%s, %d x %d (K x N) on %s, %d SMs: %d iterations, median, L2 "
          "flushed by a read\n", r->name, o->k, o->n, prop.name, t.sms,
          o->iters);
-  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+  for (b = -1; b < LB_GEMM_BUCKETS; b++) {
     int here = 0;
-    for (i = 0; i < o->nm; i++) here |= lb_gemm_bucket(o->m[i]) == b;
+    for (i = 0; i < o->nm; i++) here |= bucket_of(o->m[i]) == b;
     if (here) tune_bucket(&t, b);
   }
   clock_gettime(CLOCK_MONOTONIC, &ts);

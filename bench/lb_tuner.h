@@ -1,6 +1,7 @@
 /*
-** lb_tuner.h: `lowbit tune`: for one recipe and shape, each GEMM bucket's
-** candidate plans (lb_plan_candidates) compiled (in parallel, through the
+** lb_tuner.h: `lowbit tune`: for one recipe and shape, the candidate plans
+** (lb_plan_candidates) of the GEMV and of each GEMM bucket among the M
+** asked for, compiled (in parallel, through the
 ** disk cache), checked on sampled rows against the float64 reference and
 ** timed as `lowbit bench` times (lb_timer.h), in two rounds: the plans one
 ** knob away from the rules', then those one knob away from the first

@@ -49,10 +49,11 @@ static const char usage[] =
   "default read)\n"
   "  lowbit tune RECIPE [--n N] [--k K] [--m M[,M...]] [--iters I] "
   "[--dry-run] [--verbose]\n"
-  "               (times each GEMM bucket's candidate plans on the GPU and "
-  "keeps the\n"
-  "               fastest in this device's tuning table; default m = "
-  "16,32,64,128,256,1024,4096)\n"
+  "               (times the candidate plans of the GEMV and each GEMM "
+  "bucket on the GPU\n"
+  "               and keeps the fastest in this device's tuning table; "
+  "default m =\n"
+  "               1,4,8,16,32,64,128,256,1024,4096)\n"
   "  lowbit cache list|clear|path\n"
   "  lowbit --version\n"
   "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
@@ -60,7 +61,8 @@ static const char usage[] =
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
   "M up to 8 runs the GEMV, larger M the GEMM of its bucket (9..16, 17..32,\n"
   "33..64, 65..256, 257+); gen and compile show the kernel each M uses.\n"
-  "--plan P: GEMM knobs (\"wn=2,st=3\"; lowbit.h lists them) for M > 8.\n"
+  "--plan P: knobs of m's kernel (GEMM \"wn=2,st=3\", GEMV \"split=2\"; "
+  "lowbit.h lists them).\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 
@@ -538,7 +540,7 @@ static int cmd_bench(const args *a, int single) {
 
 /* lowbit tune RECIPE: arguments checked here, before the GPU is opened. */
 static int cmd_tune(const args *a) {
-  static const int defm[] = {16, 32, 64, 128, 256, 1024, 4096};
+  static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 1024, 4096};
   lb_tune_opts o;
   lb_recipe *r;
   lb_sizes sz;
@@ -559,12 +561,6 @@ static int cmd_tune(const args *a) {
     for (i = 0; i < (int)(sizeof defm / sizeof defm[0]); i++)
       o.m[o.nm++] = defm[i];
   }
-  for (i = 0; i < o.nm; i++)
-    if (o.m[i] <= LB_MAX_M) {
-      fprintf(stderr, "lowbit tune: --m %d: the table holds GEMM plans, for "
-                      "%d rows and more\n", o.m[i], LB_MAX_M + 1);
-      return EXIT_USAGE;
-    }
   if (a->iters > ITERS_LIMIT) {
     fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
             ITERS_LIMIT);

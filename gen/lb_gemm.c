@@ -385,11 +385,15 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
   if (plan && *plan) {   /* parsed: plain knobs; from printable, one line */
+    /* an API function's name (lb_generate_plan, lb_op_set_plan) is not
+    ** where the plan came from but its caller: one text for both, so that
+    ** lowbit tune's compiles ahead (lb_generate_plan) are the op's */
+    const char *who = strncmp(from, "lb_", 3) == 0 ? "the caller" : from;
     char t[161];
     size_t i, j = 0;
-    for (i = 0; from[i] && j < sizeof t - 1; i++)
-      if (from[i] >= ' ' && from[i] <= '~' && from[i] != '\\')
-        t[j++] = from[i];
+    for (i = 0; who[i] && j < sizeof t - 1; i++)
+      if (who[i] >= ' ' && who[i] <= '~' && who[i] != '\\')
+        t[j++] = who[i];
     t[j] = '\0';
     lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, plan);
   }

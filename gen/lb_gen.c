@@ -15,15 +15,18 @@
 #include "lb_err.h"
 #include "lb_format.h"
 #include "lb_gen.h"
+#include "lb_hash.h"
 #include "lb_prelude.h"
 
 /* ---- launch shapes ------------------------------------------------------ */
 
-/* LOWBIT_PLAN ("warps=8,split=4,stages=2"): the GEMV's knobs, each
-** replacing a planned value.  Strict, as the GEMM's (lb_gemm.c): an
-** unknown key, a value out of range, a sign or space, a key given twice or
-** a trailing comma is an error naming it, never skipped.  The ring is then
-** cut back (stages first, then warps) to fit LB_RING_KB. */
+/* A GEMV plan in words ("warps=8,split=4,stages=2"; LOWBIT_PLAN,
+** lb_generate_plan, the tuning table): the knobs, each replacing a
+** planned value.  Strict, as the GEMM's (lb_gemm.c): an unknown key, a
+** value out of range, a sign or space, a key given twice or a trailing
+** comma is an error naming it, never skipped.  The ring is then cut back
+** (stages first, then warps) to fit LB_RING_KB.  lb_gemv_plan_text writes
+** them in this order (include/lowbit.h lists them too). */
 static const struct {
   const char *key;
   int lo, hi, pow2;
@@ -33,9 +36,11 @@ static const struct {
     {"lazy", 0, 1, 0},  {"cluster", 1, 8, 1}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
-static lb_status plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
-  int v[NKNOB], i;
-  const char *plan = e;
+/* Parses plan into v (-1: the rules'); messages name from. */
+static lb_status parse_plan(const char *plan, const char *from,
+                            int v[NKNOB]) {
+  const char *e = plan;
+  int i;
   for (i = 0; i < NKNOB; i++) v[i] = -1;
   while (e && *e) {
     size_t len = strcspn(e, "=,");
@@ -45,27 +50,36 @@ static lb_status plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
     for (i = 0; i < NKNOB; i++)
       if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
     if (i == NKNOB || *val != '=')
-      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": unknown knob at \"%.*s\" "
+      return lb_fail(LB_EARG, "%s: \"%s\": unknown knob at \"%.*s\" "
                      "(knobs: warps, split, stages, minb, xminb, xres, lazy, "
-                     "cluster; comma-separated key=value)", plan,
+                     "cluster; comma-separated key=value)", from, plan,
                      (int)strcspn(e, ","), e);
     x = val[1] >= '0' && val[1] <= '9' ? strtol(val + 1, &end, 10) : -1;
     if (x < 0 || (*end != ',' && *end != '\0') || x < knob[i].lo ||
         x > knob[i].hi || (knob[i].pow2 && (x & (x - 1))))
-      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": %s must be %s in %d..%d",
+      return lb_fail(LB_EARG, "%s: \"%s\": %s must be %s in %d..%d", from,
                      plan, knob[i].key,
                      knob[i].pow2 ? "a power of two" : "a whole number",
                      knob[i].lo, knob[i].hi);
     if (v[i] >= 0)
-      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": %s given twice", plan,
+      return lb_fail(LB_EARG, "%s: \"%s\": %s given twice", from, plan,
                      knob[i].key);
     if (*end == ',' && end[1] == '\0')
-      return lb_fail(LB_EARG, "LOWBIT_PLAN: \"%s\": a comma and nothing "
-                     "after it", plan);
+      return lb_fail(LB_EARG, "%s: \"%s\": a comma and nothing after it",
+                     from, plan);
     v[i] = (int)x;
     e = end + (*end == ',');
   }
-  /* in knob's order */
+  return LB_OK;
+}
+
+lb_status lb_gemv_plan_check(const char *plan, const char *from) {
+  int v[NKNOB];
+  return parse_plan(plan, from, v);
+}
+
+/* The knobs given replace the planned values (in knob's order). */
+static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[0] >= 0) cfg->warps = v[0];
   if (v[1] >= 0) cfg->split = v[1];
   if (v[2] >= 0) cfg->stages = v[2];
@@ -79,7 +93,12 @@ static lb_status plan_override(lb_gemv_cfg *cfg, int stage, const char *e) {
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
-  return LB_OK;
+}
+
+void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
+  snprintf(buf, len, "warps=%d,split=%d,stages=%d,minb=%d,xminb=%d,xres=%d,"
+           "lazy=%d,cluster=%d", c->warps, c->split, c->stages, c->minb,
+           c->xminb, c->xres / 1024, c->lazy, c->cluster);
 }
 
 /* What a block keeps in shared memory besides its rings.  Scales and
@@ -106,7 +125,7 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
 }
 
 static lb_status plan(const lb_format *f, int n, int k, int sms,
-                      const char *tune, lb_gemv_cfg *cfg) {
+                      const char *tune, const char *from, lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage;
   tiles = lb_kpad(&lay, k) / lay.tile;
@@ -171,8 +190,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
   {
-    const lb_status st = plan_override(cfg, stage, tune);
+    int v[NKNOB];
+    const lb_status st = parse_plan(tune, from, v);
     if (st != LB_OK) return st;
+    plan_override(cfg, stage, v);
   }
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
@@ -209,32 +230,30 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
 }
 
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
-                       lb_gemv_cfg *cfg) {
+                       const char *knobs, const char *from, lb_gemv_cfg *cfg) {
   lb_format f;
   lb_status st;
   if (r == NULL || cfg == NULL)
     return lb_fail(LB_EARG, "lb_describe: %s is NULL", r ? "out" : "recipe");
   if ((st = lb_format_for(r, n, k, sms, "lb_describe", &f)) != LB_OK)
     return st;
-  return plan(&f, n, k, sms, getenv("LOWBIT_PLAN"), cfg);
+  return plan(&f, n, k, sms, knobs, from, cfg);
 }
 
-lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
-                      lb_gemv_cfg *cfgp, char **src) {
-  lb_buf b;
+/* Plan and source into b (initialised here; freed by the caller, also on
+** failure). */
+static lb_status build(const lb_recipe *r, int n, int k, int sms,
+                       const char *tune, const char *from, lb_buf *b,
+                       lb_gemv_cfg *cfgp) {
   lb_format f;
   lb_gemv_cfg cfg;
   lb_status st;
-  /* read once: the source and the plan the runtime launches with agree */
-  const char *tune = getenv("LOWBIT_PLAN");
-  if (src) *src = NULL;
-  if (src == NULL || r == NULL)
-    return lb_fail(LB_EARG, "lb_generate: %s is NULL", r ? "src" : "recipe");
+  lb_buf_init(b);
+  if (r == NULL) return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
   if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK ||
-      (st = plan(&f, n, k, sms, tune, &cfg)) != LB_OK)
+      (st = plan(&f, n, k, sms, tune, from, &cfg)) != LB_OK)
     return st;
-  lb_buf_init(&b);
-  lb_buf_printf(&b,
+  lb_buf_printf(b,
     "// Generated by lowbit from recipe '%s' (%s).\n"
     "// Regenerate with: lowbit gen %s --n %d --k %d --sms %d%s\n"
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
@@ -249,19 +268,21 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
-  if (tune) {   /* name the override; no newline or backslash may end the
-                ** comment early or continue it */
-    char t[101];
+  if (tune && *tune) {   /* parsed: plain knobs; from printable, one line */
+    /* an API function's name (lb_generate_plan, lb_op_set_plan) is not
+    ** where the plan came from but its caller: one text for both, so that
+    ** lowbit tune's compiles ahead (lb_generate_plan) are the op's */
+    const char *who = strncmp(from, "lb_", 3) == 0 ? "the caller" : from;
+    char t[161];
     size_t i, j = 0;
-    for (i = 0; tune[i] && j < sizeof t - 1; i++)
-      if (tune[i] >= ' ' && tune[i] <= '~' && tune[i] != '\\' &&
-          tune[i] != '"')
-        t[j++] = tune[i];
+    for (i = 0; who[i] && j < sizeof t - 1; i++)
+      if (who[i] >= ' ' && who[i] <= '~' && who[i] != '\\')
+        t[j++] = who[i];
     t[j] = '\0';
-    lb_buf_printf(&b, "// Plan changed by LOWBIT_PLAN=\"%s\".\n\n", t);
+    lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, tune);
   }
-  lb_emit_prelude(&b, &f);
-  lb_buf_printf(&b,
+  lb_emit_prelude(b, &f);
+  lb_buf_printf(b,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"
     "// in rows of LB_SROWB bytes (0: read from global memory), x in rows of\n"
     "// LB_XROWB.\n"
@@ -273,7 +294,7 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
              : "read from the ring into registers a tile at a time",
     cfg.lazy ? "true" : "false");
   if (cfg.cluster > 1)
-    lb_buf_printf(&b,
+    lb_buf_printf(b,
       "// Narrow layer: on sm_90 a cluster of %d blocks splits K (their "
       "sums meet in\n// distributed shared memory); before sm_90, one "
       "block per channel block.\n"
@@ -286,15 +307,90 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
       "#endif\n\n",
       cfg.cluster, cfg.cluster, cfg.cluster);
   else
-    lb_buf_puts(&b, "constexpr int LB_CLUSTER = 1;   // blocks splitting K "
-                    "(a cluster on sm_90)\n\n");
-  lb_buf_puts(&b, lb_tpl_gemv);
-  emit_entries(&b, &cfg);
+    lb_buf_puts(b, "constexpr int LB_CLUSTER = 1;   // blocks splitting K "
+                   "(a cluster on sm_90)\n\n");
+  lb_buf_puts(b, lb_tpl_gemv);
+  emit_entries(b, &cfg);
+  if (cfgp) *cfgp = cfg;
+  return LB_OK;
+}
+
+lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
+                      const char *plan, const char *from, lb_gemv_cfg *cfgp,
+                      char **src) {
+  lb_buf b;
+  lb_gemv_cfg cfg;
+  lb_status st;
+  if (src) *src = NULL;
+  if (src == NULL) return lb_fail(LB_EARG, "lb_generate: src is NULL");
+  if ((st = build(r, n, k, sms, plan, from, &b, &cfg)) != LB_OK) {
+    lb_buf_free(&b);
+    return st;
+  }
   if ((st = lb_dump_take(r, n, k, &b, src)) != LB_OK) return st;
   if (cfgp) *cfgp = cfg;
   return LB_OK;
 }
 
+lb_status lb_gemv_key(const lb_recipe *r, int n, int k, int sms,
+                      uint64_t *key) {
+  lb_buf b;
+  lb_status st = build(r, n, k, sms, NULL, NULL, &b, NULL);
+  if (st == LB_OK && b.oom) st = lb_fail(LB_EMEM, "lb_generate: no memory");
+  if (st == LB_OK) *key = lb_hash(LB_HASH_INIT, b.p, b.n);
+  lb_buf_free(&b);
+  return st;
+}
+
+lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int sms,
+                             int arch, const char *base,
+                             char (*out)[LB_PLAN_LEN], int max, int *count) {
+  /* the values tried for each knob (knob's order), one knob at a time;
+  ** clusters only where there are any (sm_90 and newer) */
+  static const int vals[NKNOB][5] = {
+      {1, 2, 4, 8, 0}, {1, 2, 4, 8, 0}, {1, 2, 3, 0}, {1, 2, 0}, {1, 2, 0},
+      {-1, 32, 0},     {-1, 1, 0},     {1, 2, 4, 8, 0}};
+  lb_gemv_cfg seen[64], c;
+  int nseen = 0, i, j, eff[NKNOB];
+  lb_status st;
+  *count = 0;
+  if (r == NULL || out == NULL || max < 1)
+    return lb_fail(LB_EARG, "lb_plan_candidates: null argument or max < 1");
+  if ((st = lb_plan_gemv(r, n, k, sms, base, "base", &c)) != LB_OK) return st;
+  eff[0] = c.warps;
+  eff[1] = c.split;
+  eff[2] = c.stages;
+  eff[3] = c.minb;
+  eff[4] = c.xminb;
+  eff[5] = c.xres / 1024;
+  eff[6] = c.lazy;
+  eff[7] = c.cluster;
+  lb_gemv_plan_text(&c, out[0], LB_PLAN_LEN);
+  seen[nseen++] = c;
+  *count = 1;
+  for (i = 0; i < NKNOB && *count < max; i++)
+    for (j = 0; vals[i][j] != 0 && *count < max; j++) {
+      int t[NKNOB], q, dup = 0;
+      char text[LB_PLAN_LEN];
+      memcpy(t, eff, sizeof t);
+      t[i] = vals[i][j] < 0 ? 0 : vals[i][j];   /* -1 stands for 0 */
+      if (t[i] == eff[i] || (i == 7 && t[i] > 1 && arch < 90)) continue;
+      snprintf(text, sizeof text, "warps=%d,split=%d,stages=%d,minb=%d,"
+               "xminb=%d,xres=%d,lazy=%d,cluster=%d", t[0], t[1], t[2], t[3],
+               t[4], t[5], t[6], t[7]);
+      if (lb_plan_gemv(r, n, k, sms, text, "a candidate", &c) != LB_OK)
+        continue;
+      for (q = 0; q < nseen && !dup; q++)
+        dup = memcmp(&seen[q], &c, sizeof c) == 0;
+      if (dup || nseen == (int)(sizeof seen / sizeof seen[0])) continue;
+      seen[nseen++] = c;
+      lb_gemv_plan_text(&c, out[*count], LB_PLAN_LEN);
+      (*count)++;
+    }
+  return LB_OK;
+}
+
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {
-  return lb_gen_gemv(r, n, k, sms, NULL, src);
+  return lb_gen_gemv(r, n, k, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN", NULL,
+                     src);
 }

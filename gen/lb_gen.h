@@ -4,6 +4,9 @@
 #ifndef lb_gen_h
 #define lb_gen_h
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "lb_recipe.h"
 
 #define LB_WARPS 8       /* warps per GEMV block, at most */
@@ -38,13 +41,28 @@ typedef struct lb_gemv_cfg {
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
 } lb_gemv_cfg;
 
-/* lb_generate, also giving the plan the source was made for (cfg may be
-** NULL).  The plan is made once, so the two cannot disagree. */
+/* The GEMV's source, also giving the plan it was made for (cfg may be
+** NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
+** in words replacing planned values (NULL: none); from: where they came
+** from (LOWBIT_PLAN, the tuning table), for messages and the source. */
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
-                      lb_gemv_cfg *cfg, char **src);
+                      const char *plan, const char *from, lb_gemv_cfg *cfg,
+                      char **src);
 /* The plan alone (what lb_gen_gemv would write into the source). */
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
-                       lb_gemv_cfg *cfg);
+                       const char *plan, const char *from, lb_gemv_cfg *cfg);
+/* The tuning table's key: the hash of the source the rules alone make. */
+lb_status lb_gemv_key(const lb_recipe *r, int n, int k, int sms,
+                      uint64_t *key);
+/* Whether plan parses (messages name from). */
+lb_status lb_gemv_plan_check(const char *plan, const char *from);
+/* Plan c as knobs, every one named. */
+void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len);
+/* Plans one knob away from base (NULL: the rules'), base first, each a
+** different plan, every knob named; clusters only for sm_90 and newer. */
+lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int sms,
+                             int arch, const char *base,
+                             char (*out)[LB_PLAN_LEN], int max, int *count);
 
 #define LB_KERNEL "lb_gemv"        /* activations read from global memory */
 #define LB_KERNEL_XS "lb_gemv_xs"  /* activations kept in shared memory */

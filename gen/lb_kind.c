@@ -24,7 +24,9 @@ lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
-  if (m <= LB_MAX_M) return lb_gen_gemv(r, n, k, sms, NULL, src);
+  if (m <= LB_MAX_M)
+    return lb_gen_gemv(r, n, k, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
+                       NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
                      "LOWBIT_GEMM", NULL, src);
 }
@@ -35,8 +37,7 @@ lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
   if (m <= LB_MAX_M)
-    return lb_fail(LB_EARG, "lb_generate_plan: m = %d; plans are the "
-                   "GEMM's, for %d rows and more", m, LB_MAX_M + 1);
+    return lb_gen_gemv(r, n, k, sms, plan, "lb_generate_plan", NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
                      "lb_generate_plan", NULL, src);
 }
@@ -50,8 +51,7 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
     return lb_fail(LB_EARG, "lb_plan_candidates: count is NULL");
   if ((st = check_m(m, "lb_plan_candidates")) != LB_OK) return st;
   if (m <= LB_MAX_M)
-    return lb_fail(LB_EARG, "lb_plan_candidates: m = %d; plans are the "
-                   "GEMM's, for %d rows and more", m, LB_MAX_M + 1);
+    return lb_gemv_candidates(r, n, k, sms, arch, base, out, max, count);
   return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, lb_gemm_hi(arch),
                             base, out, max, count);
 }
@@ -64,7 +64,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = check_m(m, "lb_describe")) != LB_OK) return st;
   if (m <= LB_MAX_M) {
     lb_gemv_cfg c;
-    if ((st = lb_plan_gemv(r, n, k, sms, &c)) != LB_OK) return st;
+    if ((st = lb_plan_gemv(r, n, k, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
+                           &c)) != LB_OK)
+      return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
     snprintf(out->plan, sizeof out->plan,
              "%d block(s) of %d warps, split %d, cluster %d, %d stage(s)%s, "

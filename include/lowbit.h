@@ -130,10 +130,10 @@ typedef struct lb_kernel_desc {
 LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                              lb_kernel_desc *out);
 
-/* ---- GEMM plans in words -------------------------------------------------
+/* ---- plans in words --------------------------------------------------
 ** A plan is comma-separated knobs ("wn=4,wk=2,r=8"), each replacing what
-** the planner's rules choose for a GEMM bucket (m > 8); knobs left out stay
-** the rules'.  Knobs (gen/lb_gemm.c holds the same list):
+** the planner's rules choose for the kernel m rows use; knobs left out stay
+** the rules'.  The GEMM's (m > 8; gen/lb_gemm.c holds the same list):
 **   wn  warps along channels (1, 2, 4, 8)
 **   wk  warps taking alternate code rows (1, 2, 4, 8)
 **   wm  warps along rows (1 .. rows of the bucket's tile / 8, powers of 2)
@@ -143,12 +143,20 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   sk  K splits given a work space (0: the rule's, 1: none, 2 .. 16)
 **   bs  blocks an SM on 160 KB parts (1, or 2 where two fit)
 **   plain=1  no dequantisation: wrong results, for timing only
+** The GEMV's (m <= 8; gen/lb_gen.c):
+**   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
+**   split  warps sharing a channel group's tiles (1, 2, 4, 8)
+**   stages  ring depth (1 .. 8)    minb, xminb  blocks an SM asked of
+**   ptxas for lb_gemv and lb_gemv_xs (1 .. 8)    xres  KB of resident x
+**   (0 .. 160)    lazy  words read where used (0, 1)    cluster  blocks
+**   of a cluster splitting K on sm_90 (1, 2, 4, 8)
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
-** speed only).  LOWBIT_GEMM applies one plan to every bucket, for
-** experiments; the tuning table (below) holds one per bucket and device. */
+** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM
+** bucket and to the GEMV, for experiments; the tuning table (below) holds
+** one per kernel, shape and device. */
 #define LB_PLAN_LEN 96
-/* lb_generate_m's source for m > 8, with plan's knobs. */
+/* lb_generate_m's source with plan's knobs (the GEMV's for m <= 8). */
 LB_API lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m,
                                   int sms, const char *plan, char **src);
 /* The plans `lowbit tune` tries for m's bucket on sm_<arch> with `sms`
@@ -238,34 +246,36 @@ LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
 ** with a driver without cuLaunchKernelEx.  Call it before the runs that
 ** use it, not during them. */
 LB_API lb_status lb_op_overlap(lb_op *op, int on);
-/* Where the plan of a GEMM bucket came from: the planner's rules, this
-** device's tuning table, LOWBIT_GEMM, or lb_op_set_plan. */
+/* Where the plan of a kernel came from: the planner's rules, this
+** device's tuning table, the environment (LOWBIT_GEMM, LOWBIT_PLAN), or
+** lb_op_set_plan. */
 typedef enum lb_plan_from {
   LB_PLAN_RULES, LB_PLAN_TABLE, LB_PLAN_ENV, LB_PLAN_SET
 } lb_plan_from;
-/* The plan m's GEMM bucket uses (every knob named) and where it came from
-** (LB_EARG for m <= 8: the GEMV has no GEMM plan). */
+/* The plan of the kernel m rows use (every knob named) and where it came
+** from. */
 LB_API lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
                             lb_plan_from *from);
-/* From now on m's bucket uses plan (NULL: the table's or the rules' again),
-** compiled on its next run or lb_op_prepare.  For tuning and experiments:
-** not while another thread runs the op. */
+/* From now on the kernel m rows use takes plan (NULL: the table's or the
+** rules' again): a GEMM bucket's is compiled on its next run or
+** lb_op_prepare, the GEMV's now (and kept as it was if that fails).  For
+** tuning and experiments: not while another thread runs the op. */
 LB_API lb_status lb_op_set_plan(lb_op *op, int m, const char *plan);
 
 /* ---- the tuning table ----------------------------------------------------
-** `lowbit tune` times the candidate plans of each GEMM bucket and keeps the
-** fastest, per device, in a text file in the cache directory (lb_cache.h):
+** `lowbit tune` times the candidate plans of the GEMV and of each GEMM
+** bucket and keeps the fastest, per device, in a text file in the cache directory (lb_cache.h):
 ** tune-<16 hex digits>.txt, the digits a hash of the device key (name, SM
 ** count, arch, driver and NVRTC versions) that its first line spells out.
 ** Each entry is keyed by a hash of the source the rules alone make for
-** (recipe, N, K, bucket, SMs), so a change to any of them, or to lowbit's
+** (recipe, N, K, kernel, SMs), so a change to any of them, or to lowbit's
 ** generator, leaves it unused.  lb_op_create reads the table (LOWBIT_TUNE=0:
-** not); LOWBIT_GEMM, where set, wins over it.  A table that does not parse
+** not); LOWBIT_GEMM and LOWBIT_PLAN, where set, win over it.  A table that does not parse
 ** fails lb_op_create with LB_EIO naming the file and line: remove the
 ** file, or set LOWBIT_TUNE=0. */
 LB_API lb_status lb_tune_path(const lb_ctx *c, char *buf, size_t len);
-/* Records plan (NULL or "": the rules' were fastest) for m's bucket of
-** (r, n, k) on c's device, with its time and the rules' plan's time (us),
+/* Records plan (NULL or "": the rules' were fastest) for the kernel m rows
+** of (r, n, k) use on c's device, with its time and the rules' plan's time (us),
 ** replacing an entry of the same key. */
 LB_API lb_status lb_tune_save(lb_ctx *c, const lb_recipe *r, int n, int k,
                               int m, const char *plan, double us,

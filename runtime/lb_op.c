@@ -67,6 +67,7 @@ struct lb_op {
   pthread_mutex_t lock;   /* guards compiling a bucket */
   lb_bucket gemm[LB_GEMM_BUCKETS];
   int overlap;            /* lb_op_overlap: launch with PDL */
+  lb_plan_from gemv_from; /* where the GEMV's knobs came from */
 };
 
 /* Makes the context current on this thread for a scope; restores after. */
@@ -259,20 +260,96 @@ lb_status lb_ctx_kernel(lb_ctx *c, const char *src, const char *name,
 /* The grid: the source asks for clusters only where it was compiled for
 ** sm_90 or newer (LB_CLUSTER), so the binary says how wide they are.  A
 ** width other than the plan's would launch the wrong blocks: refused. */
-static lb_status cluster_grid(const lb_ctx *c, lb_op *op) {
+static lb_status cluster_grid(const lb_ctx *c, CUfunction fn,
+                              const lb_gemv_cfg *cfg, unsigned *blocks,
+                              const char *where) {
   int width = 0;
   CUresult rc = c->cu->FuncGetAttribute(
-      &width, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, op->fn);
+      &width, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn);
   if (rc != CUDA_SUCCESS) {
-    if (op->cfg.cluster > 1 && c->arch >= 90)
-      return lb_cufail(rc, "lb_op_create", "cuFuncGetAttribute (cluster)");
+    if (cfg->cluster > 1 && c->arch >= 90)
+      return lb_cufail(rc, where, "cuFuncGetAttribute (cluster)");
     width = 0;
   }
   if (width < 1) width = 1;
-  if (width != 1 && width != op->cfg.cluster)
-    return lb_fail(LB_ECUDA, "lb_op_create: the kernel's cluster width is %d, "
-                   "the plan's %d", width, op->cfg.cluster);
-  op->blocks = (unsigned)(op->cfg.grid * width);
+  if (width != 1 && width != cfg->cluster)
+    return lb_fail(LB_ECUDA, "%s: the kernel's cluster width is %d, the "
+                   "plan's %d", where, width, cfg->cluster);
+  *blocks = (unsigned)(cfg->grid * width);
+  return LB_OK;
+}
+
+/* Where a plan came from, in words, for messages and the source. */
+static void plan_said(lb_plan_from from, const char *env, const char *table,
+                      char *said, size_t len) {
+  if (from == LB_PLAN_TABLE)
+    snprintf(said, len, "the tuning table (%s)", table ? table : "");
+  else
+    snprintf(said, len, "%s",
+             from == LB_PLAN_ENV ? env
+             : from == LB_PLAN_SET ? "lb_op_set_plan" : "the rules");
+}
+
+/* The op's GEMV from plan (from `from`: LB_PLAN_SET, or the table named
+** `table`), else LOWBIT_PLAN's, else the rules': generated, compiled,
+** its kernels and grid found.  The op's GEMV changes only when all of it
+** worked. */
+static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
+                           const char *table, const char *where) {
+  lb_ctx *c = op->c;
+  const char *env = getenv("LOWBIT_PLAN");
+  lb_compile_info info;
+  lb_gemv_cfg cfg;
+  lb_mod *mod = NULL;
+  CUfunction fn = NULL, fn_xs = NULL;
+  unsigned blocks = 0;
+  char said[192], *src = NULL;
+  lb_scope s;
+  lb_status st;
+  if (plan == NULL && env != NULL) {
+    plan = env;
+    from = LB_PLAN_ENV;
+  }
+  plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_PLAN", table, said,
+            sizeof said);
+  if ((st = lb_gen_gemv(&op->rec, op->n, op->k, c->sms, plan, said, &cfg,
+                        &src)) != LB_OK)
+    return st;
+  memset(&info, 0, sizeof info);
+  info.arch = c->arch;
+  info.regs = info.spill = -1;
+  if ((st = lb_ctx_enter(c, &s, where)) != LB_OK) {
+    free(src);
+    return st;
+  }
+  st = get_module(c, src, &mod, &info, where);
+  if (st == LB_OK) {
+    /* info: the larger of the two kernels' registers and spills */
+    CUresult rc = get_kernel(c, mod, LB_KERNEL, cfg.smem, &fn, &info.regs,
+                             &info.spill);
+    if (rc != CUDA_SUCCESS)
+      st = lb_cufail(rc, where, LB_KERNEL);
+    else if (cfg.xs_m > 0 &&
+             (rc = get_kernel(c, mod, LB_KERNEL_XS,
+                              cfg.smem + cfg.xs_m * cfg.xrowb, &fn_xs,
+                              &info.regs, &info.spill)) != CUDA_SUCCESS) {
+      /* a part with less shared memory: x stays in global memory */
+      if (rc == CUDA_ERROR_INVALID_VALUE)
+        fn_xs = NULL;
+      else
+        st = lb_cufail(rc, where, LB_KERNEL_XS);
+    }
+  }
+  if (st == LB_OK) st = cluster_grid(c, fn, &cfg, &blocks, where);
+  lb_ctx_leave(&s);
+  free(src);
+  if (st != LB_OK) return st;
+  op->fn = fn;
+  op->fn_xs = fn_xs;
+  op->cfg = cfg;
+  op->blocks = blocks;
+  op->info = info;
+  op->gemv_from = plan ? from : LB_PLAN_RULES;
   return LB_OK;
 }
 
@@ -293,12 +370,8 @@ static lb_status make_bucket(lb_op *op, int b, const char *plan,
     plan = env;
     from = LB_PLAN_ENV;
   }
-  snprintf(said, sizeof said, "%s",
-           from == LB_PLAN_ENV     ? "LOWBIT_GEMM"
-           : from == LB_PLAN_SET   ? "lb_op_set_plan"
-           : from == LB_PLAN_TABLE ? "the tuning table" : "the rules");
-  if (from == LB_PLAN_TABLE)
-    snprintf(said, sizeof said, "the tuning table (%s)", table);
+  plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_GEMM", table, said,
+            sizeof said);
   bk->from = plan ? from : LB_PLAN_RULES;
   bk->why_st = lb_gen_gemm(&op->rec, op->n, op->k, b, op->c->sms, plan, said,
                            &plans, &bk->src);
@@ -311,94 +384,77 @@ static lb_status make_bucket(lb_op *op, int b, const char *plan,
   return LB_OK;
 }
 
+/* The table's plans for the op's GEMV ([0]) and GEMM buckets ([1 + b]):
+** "" where it holds none, where an environment variable decides instead,
+** or where there is no table. */
+static lb_status table_plans(const lb_op *op,
+                             char (*plans)[LB_PLAN_LEN], char *table,
+                             size_t len, const char *where) {
+  uint64_t keys[1 + LB_GEMM_BUCKETS];
+  int known[1 + LB_GEMM_BUCKETS], i;
+  const int look = lb_tune_have(op->c);
+  lb_status st = LB_OK;
+  for (i = 0; i <= LB_GEMM_BUCKETS; i++) {
+    const char *env = getenv(i == 0 ? "LOWBIT_PLAN" : "LOWBIT_GEMM");
+    /* a bucket with no plan has no key; its source says why */
+    known[i] = look && env == NULL &&
+               (i == 0 ? lb_gemv_key(&op->rec, op->n, op->k, op->c->sms,
+                                     &keys[i])
+                       : lb_gemm_key(&op->rec, op->n, op->k, i - 1,
+                                     op->c->sms, &keys[i])) == LB_OK;
+    if (!known[i]) keys[i] = 0;
+    plans[i][0] = '\0';
+  }
+  if (look)
+    st = lb_tune_find(op->c, keys, 1 + LB_GEMM_BUCKETS, plans, table, len,
+                      where);
+  for (i = 0; i <= LB_GEMM_BUCKETS; i++)
+    if (!known[i]) plans[i][0] = '\0';
+  return st;
+}
+
 lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
                        lb_op **out) {
+  char plans[1 + LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128] = "";
   lb_op *op;
-  lb_gemv_cfg cfg;
-  lb_mod *mod = NULL;
-  char *src = NULL;
-  lb_scope s;
   lb_status st;
   int b;
   if (out) *out = NULL;
   if (c == NULL || r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_op_create: null argument");
-  if ((st = lb_gen_gemv(r, n, k, c->sms, &cfg, &src)) != LB_OK) return st;
-  if ((op = calloc(1, sizeof *op)) == NULL) {
-    free(src);
+  if ((op = calloc(1, sizeof *op)) == NULL)
     return lb_fail(LB_EMEM, "lb_op_create: no memory");
-  }
   op->c = c;
   op->cu = c->cu;
+  op->rec = *r;   /* the recipe may be freed after this call */
   op->n = n;
-  op->cfg = cfg;
+  op->k = k;
   op->has_zeros = r->zeros;
   op->has_bias = r->bias;
   op->out_size = lb_dtype_size(r->out);
-  op->info.arch = c->arch;
-  op->info.regs = op->info.spill = -1;
-  if ((st = lb_ctx_enter(c, &s, "lb_op_create")) != LB_OK) goto fail;
-  st = get_module(c, src, &mod, &op->info, "lb_op_create");
-  if (st == LB_OK) {
-    /* info: the larger of the two kernels' registers and spills */
-    CUresult rc = get_kernel(c, mod, LB_KERNEL, cfg.smem, &op->fn,
-                             &op->info.regs, &op->info.spill);
-    if (rc != CUDA_SUCCESS)
-      st = lb_cufail(rc, "lb_op_create", LB_KERNEL);
-    else if (cfg.xs_m > 0 &&
-             (rc = get_kernel(c, mod, LB_KERNEL_XS,
-                              cfg.smem + cfg.xs_m * cfg.xrowb, &op->fn_xs,
-                              &op->info.regs, &op->info.spill)) !=
-                 CUDA_SUCCESS) {
-      /* a part with less shared memory: x stays in global memory */
-      if (rc == CUDA_ERROR_INVALID_VALUE)
-        op->fn_xs = NULL;
-      else
-        st = lb_cufail(rc, "lb_op_create", LB_KERNEL_XS);
-    }
+  /* Each kernel's plan: the environment's (LOWBIT_PLAN for the GEMV,
+  ** LOWBIT_GEMM for the GEMM), else the tuning table's, else the rules'.
+  ** The GEMV is compiled now; the GEMM buckets' sources are made now,
+  ** their kernels compiled when first needed. */
+  if ((st = table_plans(op, plans, table, sizeof table, "lb_op_create")) !=
+          LB_OK ||
+      (st = load_gemv(op, plans[0][0] ? plans[0] : NULL,
+                      plans[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+                      "lb_op_create")) != LB_OK) {
+    free(op);
+    return st;
   }
-  if (st == LB_OK) st = cluster_grid(c, op);
-  lb_ctx_leave(&s);
-  if (st != LB_OK) goto fail;
-  free(src);
-  /* The GEMM buckets' sources, now (the recipe may be freed after this
-  ** call); their kernels are compiled when first needed.  Each bucket's
-  ** plan: LOWBIT_GEMM's, else the tuning table's, else the rules'. */
-  op->rec = *r;
-  op->k = k;
-  {
-    uint64_t keys[LB_GEMM_BUCKETS];
-    char plans[LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128] = "";
-    int known[LB_GEMM_BUCKETS];
-    const int look = getenv("LOWBIT_GEMM") == NULL && lb_tune_have(c);
-    for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-      /* a bucket with no plan has no key; its source says why, below */
-      known[b] = look && lb_gemm_key(r, n, k, b, c->sms, &keys[b]) == LB_OK;
-      if (!known[b]) keys[b] = 0;
-      plans[b][0] = '\0';
+  for (b = 0; b < LB_GEMM_BUCKETS; b++)
+    if ((st = make_bucket(op, b, plans[1 + b][0] ? plans[1 + b] : NULL,
+                          plans[1 + b][0] ? LB_PLAN_TABLE : LB_PLAN_RULES,
+                          table)) != LB_OK) {
+      for (b = 0; b < LB_GEMM_BUCKETS; b++) free(op->gemm[b].src);
+      free(op);
+      return st;
     }
-    if (look && (st = lb_tune_find(c, keys, LB_GEMM_BUCKETS, plans, table,
-                                   sizeof table, "lb_op_create")) != LB_OK)
-      goto fail_buckets;
-    for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-      const int tuned = known[b] && plans[b][0];
-      if ((st = make_bucket(op, b, tuned ? plans[b] : NULL,
-                            tuned ? LB_PLAN_TABLE : LB_PLAN_RULES, table)) !=
-          LB_OK)
-        goto fail_buckets;
-    }
-  }
   pthread_mutex_init(&op->lock, NULL);
   *out = op;
   return LB_OK;
-fail_buckets:
-  for (b = 0; b < LB_GEMM_BUCKETS; b++) free(op->gemm[b].src);
-  free(op);
-  return st;
-fail:
-  free(src);
-  free(op);
-  return st;
 }
 
 void lb_op_destroy(lb_op *op) {
@@ -410,33 +466,37 @@ void lb_op_destroy(lb_op *op) {
 }
 
 lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
+  char found[1 + LB_GEMM_BUCKETS][LB_PLAN_LEN], table[128] = "";
   lb_bucket *bk, old;
-  lb_status st;
+  lb_status st = LB_OK;
   int b;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_set_plan: op is NULL");
-  if (m <= LB_MAX_M || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_op_set_plan: m = %d; plans are the GEMM's, "
-                   "for %d..%d rows", m, LB_MAX_M + 1, LB_MAX_ROWS);
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_set_plan: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
+  /* back to the table's plan (or the rules'): read it again */
+  if (plan == NULL &&
+      (st = table_plans(op, found, table, sizeof table, "lb_op_set_plan")) !=
+          LB_OK)
+    return st;
+  pthread_mutex_lock(&op->lock);
+  if (m <= LB_MAX_M) {   /* the GEMV: compiled now, kept if that fails */
+    st = plan ? load_gemv(op, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
+         : load_gemv(op, found[0][0] ? found[0] : NULL,
+                     found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+                     "lb_op_set_plan");
+    pthread_mutex_unlock(&op->lock);
+    return st;
+  }
   b = lb_gemm_bucket(m);
   bk = &op->gemm[b];
-  pthread_mutex_lock(&op->lock);
   old = *bk;
   bk->src = NULL;
-  if (plan != NULL) {
+  if (plan != NULL)
     st = make_bucket(op, b, plan, LB_PLAN_SET, NULL);
-  } else {   /* the table's plan, or the rules' */
-    uint64_t key;
-    char found[1][LB_PLAN_LEN], table[128];
-    found[0][0] = '\0';
-    st = LB_OK;
-    if (getenv("LOWBIT_GEMM") == NULL &&
-        lb_gemm_key(&op->rec, op->n, op->k, b, op->c->sms, &key) == LB_OK)
-      st = lb_tune_find(op->c, &key, 1, found, table, sizeof table,
-                        "lb_op_set_plan");
-    if (st == LB_OK)
-      st = make_bucket(op, b, found[0][0] ? found[0] : NULL,
-                       found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table);
-  }
+  else
+    st = make_bucket(op, b, found[1 + b][0] ? found[1 + b] : NULL,
+                     found[1 + b][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table);
   if (st == LB_OK && plan != NULL && bk->src == NULL)
     st = lb_fail(bk->why_st, "lb_op_set_plan: %s", bk->why);
   if (st != LB_OK) {   /* the bucket as it was */
@@ -458,9 +518,14 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
   if (op == NULL || plan == NULL || from == NULL)
     return lb_fail(LB_EARG, "lb_op_plan: null argument");
   plan[0] = '\0';
-  if (m <= LB_MAX_M || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_op_plan: m = %d; plans are the GEMM's, for "
-                   "%d..%d rows", m, LB_MAX_M + 1, LB_MAX_ROWS);
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_plan: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
+  if (m <= LB_MAX_M) {
+    lb_gemv_plan_text(&op->cfg, plan, LB_PLAN_LEN);
+    *from = op->gemv_from;
+    return LB_OK;
+  }
   bk = &op->gemm[lb_gemm_bucket(m)];
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "lb_op_plan: no GEMM for this shape: %s",

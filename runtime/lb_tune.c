@@ -6,6 +6,7 @@
 **   lowbit-tune 1 <device key>
 **   <key> <bucket> <n> <k> <plan or -> <us> <us by the rules> <recipe>
 **
+** bucket: -1 for the GEMV (1..8 rows), 0..4 for the GEMM's buckets.
 ** key: 16 hex digits, the hash of the source the rules alone make for the
 ** entry (lb_gemm_key).  The text is read strictly: a line that does not
 ** parse is an error naming the file and line, never skipped, since a
@@ -113,7 +114,7 @@ static int parse_entry(const char *line, entry *e, const char **what,
       return 0;
     }
   e->key = strtoull(key, NULL, 16);
-  if (e->bucket < 0 || e->bucket >= LB_GEMM_BUCKETS || e->n < 1 ||
+  if (e->bucket < -1 || e->bucket >= LB_GEMM_BUCKETS || e->n < 1 ||
       e->k < 1) {
     *what = "bucket, n or k out of range";
     return 0;
@@ -129,7 +130,9 @@ static int parse_entry(const char *line, entry *e, const char **what,
   memcpy(e->plan, plan, strlen(plan) + 1);
   memcpy(e->recipe, recipe, strlen(recipe) + 1);
   if (strcmp(plan, "-") != 0 &&
-      lb_gemm_plan_check(plan, e->bucket, "the plan") != LB_OK) {
+      (e->bucket < 0 ? lb_gemv_plan_check(plan, "the plan")
+                     : lb_gemm_plan_check(plan, e->bucket, "the plan")) !=
+          LB_OK) {
     snprintf(buf, len, "%s", lb_errmsg());   /* lb_fail will overwrite it */
     *what = buf;
     return 0;
@@ -259,10 +262,10 @@ static lb_status write_table(const char *path, const char *devkey,
   if ((f = fopen(tmp, "wb")) == NULL)
     return lb_fail(LB_EIO, "lb_tune_save: cannot write %s: %s", tmp,
                    strerror(errno));
-  fprintf(f, "# lowbit's tuning table, written by lowbit tune: one GEMM "
-          "plan a line\n# key (hash of the source the rules make), bucket, "
-          "n, k, plan (-: the rules'),\n# us, us with the rules' plan, "
-          "recipe\n" MAGIC " %d %s\n", VERSION, devkey);
+  fprintf(f, "# lowbit's tuning table, written by lowbit tune: one plan a "
+          "line\n# key (hash of the source the rules make), bucket (-1: the "
+          "GEMV), n, k,\n# plan (-: the rules'), us, us with the rules' "
+          "plan, recipe\n" MAGIC " %d %s\n", VERSION, devkey);
   for (i = 0; i < t->n; i++) {
     const entry *e = &t->e[i];
     fprintf(f, "%016llx %d %d %d %s %.2f %.2f %s\n",
@@ -298,14 +301,14 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
   int fd;
   if (devkey == NULL || r == NULL)
     return lb_fail(LB_EARG, "lb_tune_save: null argument");
-  if (m <= LB_MAX_M || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_tune_save: m = %d; the table holds GEMM "
-                   "plans, for %d..%d rows", m, LB_MAX_M + 1, LB_MAX_ROWS);
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_tune_save: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
   if (!(us > 0 && us < 1e9 && us_rules > 0 && us_rules < 1e9))
     return lb_fail(LB_EARG, "lb_tune_save: times %g and %g us: positive "
                    "microseconds, please", us, us_rules);
   memset(&e, 0, sizeof e);
-  e.bucket = lb_gemm_bucket(m);
+  e.bucket = m <= LB_MAX_M ? -1 : lb_gemm_bucket(m);
   e.n = n;
   e.k = k;
   e.us = us;
@@ -317,11 +320,15 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
     if (strlen(plan) >= sizeof e.plan)
       return lb_fail(LB_EARG, "lb_tune_save: the plan is longer than %d "
                      "characters", LB_PLAN_LEN - 1);
-    if ((st = lb_gemm_plan_check(plan, e.bucket, "lb_tune_save")) != LB_OK)
+    if ((st = e.bucket < 0 ? lb_gemv_plan_check(plan, "lb_tune_save")
+                           : lb_gemm_plan_check(plan, e.bucket,
+                                                "lb_tune_save")) != LB_OK)
       return st;
     memcpy(e.plan, plan, strlen(plan) + 1);
   }
-  if ((st = lb_gemm_key(r, n, k, e.bucket, sms, &e.key)) != LB_OK)
+  if ((st = e.bucket < 0 ? lb_gemv_key(r, n, k, sms, &e.key)
+                         : lb_gemm_key(r, n, k, e.bucket, sms, &e.key)) !=
+      LB_OK)
     return st;
   if (!table_path(devkey, path, sizeof path, &why) ||
       !lb_cache_dir(dir, sizeof dir, &why))

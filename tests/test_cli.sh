@@ -127,14 +127,15 @@ expect "run, no GPU" 3 "no GPU" $none "$lowbit" run "$r" --m 1,8 --n 4096 --k 40
 expect "bench, no GPU" 3 "no GPU" $none "$lowbit" bench "$r" --shapes 4096x4096 --m 1
 
 # tune: arguments checked before the GPU; plans in words for gen and compile
-expect "tune --m 8" 2 "--m 8: the table holds GEMM plans, for 9 rows and more" $none "$lowbit" tune "$r" --m 16,8
+expect "tune --m 0" 2 "--m 0: not a positive integer" $none "$lowbit" tune "$r" --m 16,0
 expect "tune --k 100" 2 "k = 100 must be a multiple of 32" $none "$lowbit" tune "$r" --k 100
 expect "tune stdin" 2 "not standard input" "$r" "$lowbit" tune -
 expect "tune, two recipes" 2 "usage:" $none "$lowbit" tune "$r" "$r"
 expect "tune, no GPU" 3 "no GPU" $none "$lowbit" tune "$r" --n 4096 --k 4096 --dry-run --verbose
-expect "gen --plan" 0 'Plan changed by lb_generate_plan: "wn=2,st=3"' $none "$lowbit" gen "$r" --m 64 --plan wn=2,st=3
+expect "gen --plan" 0 'Plan changed by the caller: "wn=2,st=3"' $none "$lowbit" gen "$r" --m 64 --plan wn=2,st=3
 expect "gen --plan, bad knob" 1 'plan "wn=5": wn must be a power of two' $none "$lowbit" gen "$r" --m 64 --plan wn=5
-expect "gen --plan, the GEMV" 1 "plans are the GEMM's" $none "$lowbit" gen "$r" --m 8 --plan wn=2
+expect "gen --plan, a GEMM plan for the GEMV" 1 'unknown knob at "wn=2"' $none "$lowbit" gen "$r" --m 8 --plan wn=2
+expect "gen --plan, the GEMV" 0 'Plan changed by the caller: "split=2"' $none "$lowbit" gen "$r" --m 8 --plan split=2
 expect "compile: the plan as knobs" 0 "plan: wn=2,wk=" $none "$lowbit" compile "$r" --m 64 --n 256 --k 256 --plan wn=2
 expect "LOWBIT_PLAN, bad split" 1 'LOWBIT_PLAN: "split=3": split must be a power of two' $none env LOWBIT_PLAN=split=3 "$lowbit" gen "$r"
 expect "LOWBIT_GEMM, unknown knob" 1 'LOWBIT_GEMM: plan "zz=1": unknown knob' $none env LOWBIT_GEMM=zz=1 "$lowbit" gen "$r" --m 64

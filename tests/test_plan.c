@@ -28,7 +28,7 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
   lb_layout lay;
   char *src = NULL;
   int tiles, groups, red = LB_WARPS * 4 * 32 * 4;   /* the template's red[] */
-  if (lb_gen_gemv(r, n, k, sms, &c, &src) != LB_OK) {
+  if (lb_gen_gemv(r, n, k, sms, NULL, NULL, &c, &src) != LB_OK) {
     CHECK(0, "%s n=%d k=%d: %s", name, n, k, lb_errmsg());
     return;
   }

@@ -64,7 +64,9 @@ static void plans_parse(const lb_recipe *r) {
     CHECK(src == NULL, "%s: *src not cleared", what);
   }
   refused(lb_generate_plan(r, N, K, 8, 132, "wn=4", &rules), LB_EARG,
-          "GEMM's", "a plan for the GEMV");
+          "unknown knob at \"wn=4\"", "a GEMM plan for the GEMV");
+  refused(lb_generate_plan(r, N, K, 64, 132, "split=2", &rules), LB_EARG,
+          "unknown knob at \"split=2\"", "a GEMV plan for the GEMM");
   /* the GEMV's LOWBIT_PLAN, as strict */
   {
     static const struct {
@@ -83,7 +85,7 @@ static void plans_parse(const lb_recipe *r) {
     }
     setenv("LOWBIT_PLAN", "split=2,stages=1", 1);
     CHECK(lb_generate_m(r, N, K, 1, 132, &same) == LB_OK && same &&
-              strstr(same, "LOWBIT_PLAN=\"split=2,stages=1\"") != NULL,
+              strstr(same, "LOWBIT_PLAN: \"split=2,stages=1\"") != NULL,
           "LOWBIT_PLAN split=2,stages=1: %s", lb_errmsg());
     lb_free(same);
     same = NULL;
@@ -100,23 +102,57 @@ static void plans_parse(const lb_recipe *r) {
   /* a plan: named in the source, and the constants it sets */
   CHECK(lb_generate_plan(r, N, K, 64, 132, "wn=2,st=3", &with) == LB_OK,
         "wn=2,st=3: %s", lb_errmsg());
-  CHECK(with && strstr(with, "Plan changed by lb_generate_plan: "
+  CHECK(with && strstr(with, "Plan changed by the caller: "
                              "\"wn=2,st=3\"") != NULL,
         "the source does not name its plan");
   CHECK(with && strstr(with, "LB_WARPS_N = 2;") != NULL &&
             strstr(with, "LB_STAGES = 3;") != NULL,
         "wn=2,st=3 did not reach the constants");
+  /* lowbit tune compiles ahead with lb_generate_plan what the op then
+  ** makes for lb_op_set_plan: the two sources must be the same bytes */
+  {
+    char *op_src = NULL, *op_gemv = NULL, *gen_gemv = NULL;
+    CHECK(lb_gen_gemm(r, N, K, lb_gemm_bucket(64), 132, "wn=2,st=3",
+                      "lb_op_set_plan", NULL, &op_src) == LB_OK &&
+              with && op_src && strcmp(with, op_src) == 0,
+          "the op's source for a plan set differs from lb_generate_plan's");
+    CHECK(lb_gen_gemv(r, N, K, 132, "split=2", "lb_op_set_plan", NULL,
+                      &op_gemv) == LB_OK &&
+              lb_generate_plan(r, N, K, 4, 132, "split=2", &gen_gemv) ==
+                  LB_OK &&
+              strcmp(op_gemv, gen_gemv) == 0,
+          "the op's GEMV source for a plan set differs from "
+          "lb_generate_plan's");
+    lb_free(op_src);
+    lb_free(op_gemv);
+    lb_free(gen_gemv);
+  }
   lb_free(rules);
   lb_free(same);
   lb_free(with);
 }
 
+/* Plan as knobs, every one named, as built for m (a 160 KB part). */
+static int effective(const lb_recipe *r, int m, const char *plan,
+                     char text[LB_PLAN_LEN]) {
+  if (m <= LB_MAX_M) {
+    lb_gemv_cfg c;
+    if (lb_plan_gemv(r, N, K, 132, plan, "test", &c) != LB_OK) return 0;
+    lb_gemv_plan_text(&c, text, LB_PLAN_LEN);
+  } else {
+    lb_gemm_plans p;
+    if (lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, plan, "test", &p) !=
+        LB_OK)
+      return 0;
+    lb_gemm_plan_text(&p.hi, text, LB_PLAN_LEN);
+  }
+  return 1;
+}
+
 /* The candidates: the rules' plan first, distinct, each regenerating to
-** itself; `compile` of them compiled for sm_90 without warnings or
-** spills. */
+** itself; `compile` of them compiled for sm_90 without warnings. */
 static void candidates(const lb_recipe *r, int m, int compile) {
   char (*c)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
-  lb_gemm_plans p;
   char text[LB_PLAN_LEN];
   int count = 0, i, j;
   if (c == NULL) return;
@@ -124,10 +160,7 @@ static void candidates(const lb_recipe *r, int m, int compile) {
             LB_OK,
         "%s m=%d: candidates: %s", lb_recipe_name(r), m, lb_errmsg());
   CHECK(count >= 4, "%s m=%d: %d candidates", lb_recipe_name(r), m, count);
-  CHECK(lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, NULL, NULL, &p) ==
-            LB_OK,
-        "plan: %s", lb_errmsg());
-  lb_gemm_plan_text(&p.hi, text, sizeof text);
+  CHECK(effective(r, m, NULL, text), "plan: %s", lb_errmsg());
   CHECK(count > 0 && strcmp(c[0], text) == 0,
         "%s m=%d: the first candidate %s is not the rules' %s",
         lb_recipe_name(r), m, count ? c[0] : "-", text);
@@ -135,10 +168,8 @@ static void candidates(const lb_recipe *r, int m, int compile) {
     for (j = 0; j < i; j++)
       CHECK(strcmp(c[i], c[j]) != 0, "%s m=%d: %s twice", lb_recipe_name(r),
             m, c[i]);
-    CHECK(lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, c[i], "test", &p) ==
-              LB_OK,
-          "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
-    lb_gemm_plan_text(&p.hi, text, sizeof text);
+    CHECK(effective(r, m, c[i], text), "%s m=%d %s: %s", lb_recipe_name(r),
+          m, c[i], lb_errmsg());
     CHECK(strcmp(c[i], text) == 0, "%s m=%d: %s regenerates as %s",
           lb_recipe_name(r), m, c[i], text);
   }
@@ -155,6 +186,19 @@ static void candidates(const lb_recipe *r, int m, int compile) {
       free(d);
     }
   }
+  /* no clusters offered where there are none */
+  if (m <= LB_MAX_M) {
+    int n80 = 0;
+    CHECK(lb_plan_candidates(r, N, K, m, 132, 80, NULL, c, 64, &n80) ==
+              LB_OK,
+          "sm_80 candidates: %s", lb_errmsg());
+    for (i = 1; i < n80; i++)
+      CHECK(strstr(c[i], "cluster=1") != NULL, "%s m=%d sm_80: %s",
+            lb_recipe_name(r), m, c[i]);
+    CHECK(lb_plan_candidates(r, N, K, m, 132, 90, NULL, c, 64, &count) ==
+              LB_OK,
+          "candidates again: %s", lb_errmsg());
+  }
   for (i = 1; i <= compile && i < count; i++) {
     char *src = NULL, *log = NULL;
     lb_offline info;
@@ -163,7 +207,8 @@ static void candidates(const lb_recipe *r, int m, int compile) {
         lb_compile_offline(src, 90, &info, &log) != LB_OK) {
       CHECK(0, "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
     } else {
-      lb_log_resources(log, LB_GEMM_KERNEL, &regs, &spill);
+      lb_log_resources(log, m <= LB_MAX_M ? LB_KERNEL : LB_GEMM_KERNEL,
+                       &regs, &spill);
       CHECK(info.warnings == 0 && regs > 0,
             "%s m=%d %s: %d warnings, %d registers", lb_recipe_name(r), m,
             c[i], info.warnings, regs);
@@ -267,6 +312,19 @@ static void table(const lb_recipe *r) {
             strncmp(name, "tune-", 5) == 0,
         "found \"%s\" and \"%s\" in %s: %s", plans[0], plans[1], name,
         lb_errmsg());
+  /* the GEMV's plan: bucket -1, found by its own key */
+  {
+    uint64_t vkey;
+    char vplan[1][LB_PLAN_LEN];
+    CHECK(lb_gemv_key(r, N, K, 132, &vkey) == LB_OK && vkey != keys[0],
+          "the GEMV's key: %s", lb_errmsg());
+    CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 4, "split=2", 9, 9.5) == LB_OK,
+          "save the GEMV's: %s", lb_errmsg());
+    CHECK(lb_tune_find_dev(DEV, &vkey, 1, vplan, name, sizeof name, "t") ==
+                  LB_OK &&
+              strcmp(vplan[0], "split=2") == 0,
+          "the GEMV's plan: found \"%s\": %s", vplan[0], lb_errmsg());
+  }
   /* the same key again: replaced, one line */
   CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 33, "wn=4,r=4", 40, 60.25) ==
             LB_OK,
@@ -280,8 +338,9 @@ static void table(const lb_recipe *r) {
   if (text == NULL) return;
   snprintf(good, sizeof good, "%s", text);
   for (i = 0; text[i]; i++) lines += text[i] == '\n';
-  CHECK(lines == 6, "%d lines, wanted 3 comments, a header, 2 entries:\n%s",
-        lines, text);
+  CHECK(lines == 7 && strstr(text, " -1 4096 4096 split=2 9.00 9.50 ") != NULL,
+        "%d lines, wanted 3 comments, a header, 3 entries (the GEMV's with "
+        "bucket -1):\n%s", lines, text);
   /* LOWBIT_TUNE=0: not read */
   setenv("LOWBIT_TUNE", "0", 1);
   CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
@@ -291,7 +350,9 @@ static void table(const lb_recipe *r) {
   unsetenv("LOWBIT_TUNE");
   /* refused saves */
   refused(lb_tune_save_dev(DEV, 132, r, N, K, 8, "wn=2", 1, 1), LB_EARG,
-          "GEMM plans", "saving for the GEMV");
+          "unknown knob", "saving a GEMM plan for the GEMV");
+  refused(lb_tune_save_dev(DEV, 132, r, N, K, 0, "split=2", 1, 1), LB_EARG,
+          "1..", "saving for m = 0");
   refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=5", 1, 1), LB_EARG,
           "power of two", "saving a bad plan");
   refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2", -1, 1), LB_EARG,
@@ -396,6 +457,8 @@ int main(int argc, char **argv) {
   }
   setenv("LOWBIT_CACHE", "0", 1);   /* real compiles */
   plans_parse(r);
+  candidates(r, 1, 1);
+  candidates(r3, 8, 1);
   candidates(r, 16, 2);
   candidates(r, 64, 0);
   candidates(r, 1024, 2);

@@ -636,13 +636,15 @@ static void plan_is(const lb_op *op, int m, const char *want,
 }
 
 /* The tuning table and plans set on an op: an op made after lb_tune_save
-** takes the table's plan for that bucket and computes the same product;
+** takes the table's plan for that GEMM bucket and for the GEMV, and
+** computes the same product;
 ** lb_op_set_plan takes another, NULL goes back to the table's, a bad plan
 ** is refused and changes nothing; LOWBIT_TUNE=0 and LOWBIT_GEMM win over
 ** the table; a damaged table fails lb_op_create with LB_EIO. */
 static void tune_check(lb_ctx *ctx, const char *recipe) {
   char dir[] = "/tmp/lowbit-tune-XXXXXX", path[4200];
   char (*cand)[LB_PLAN_LEN] = malloc(16 * LB_PLAN_LEN);
+  char (*vcand)[LB_PLAN_LEN] = malloc(16 * LB_PLAN_LEN);
   const int m = 100, n = 256;
   lb_recipe *r = NULL;
   lb_op *op = NULL, *op2 = NULL;
@@ -652,13 +654,14 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   unsigned char *hy = NULL;
   void *dx = NULL, *dy = NULL;
   struct cudaDeviceProp prop;
-  int count = 0, k, made = 0, before = failures;
+  int count = 0, vcount = 0, k, made = 0, before = failures;
   char prev[4200] = "";   /* LOWBIT_CACHE_DIR, restored after */
   const char *e = getenv("LOWBIT_CACHE_DIR");
   FILE *f;
   memset(&w, 0, sizeof w);
   if (e) snprintf(prev, sizeof prev, "%s", e);
-  if (recipe == NULL || cand == NULL || mkdtemp(dir) == NULL ||
+  if (recipe == NULL || cand == NULL || vcand == NULL ||
+      mkdtemp(dir) == NULL ||
       lb_recipe_load(recipe, &r) != LB_OK ||
       cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     GCHECK(0, "tuning table: setup: %s", lb_errmsg());
@@ -687,12 +690,37 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   if (count < 3) goto done;
   GCHECK(lb_tune_save(ctx, r, n, k, m, cand[1], 10, 12) == LB_OK,
          "lb_tune_save: %s", lb_errmsg());
+  /* and the GEMV's (4 rows): the first plan one knob away from the rules' */
+  GCHECK(lb_plan_candidates(r, n, k, 4, prop.multiProcessorCount,
+                            prop.major * 10 + prop.minor, NULL, vcand, 16,
+                            &vcount) == LB_OK && vcount >= 2,
+         "tuning table: %d GEMV candidates: %s", vcount, lb_errmsg());
+  if (vcount < 2) goto done;
+  GCHECK(lb_tune_save(ctx, r, n, k, 4, vcand[1], 5, 6) == LB_OK,
+         "lb_tune_save (GEMV): %s", lb_errmsg());
   if (lb_op_create(ctx, r, n, k, &op) != LB_OK) {
     GCHECK(0, "tuning table: lb_op_create: %s", lb_errmsg());
     goto done;
   }
   plan_is(op, m, cand[1], LB_PLAN_TABLE, "the table's plan");
   plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "the table's plan");
+  {   /* the GEMV's, on the first 4 rows */
+    lb_case four = c;
+    four.m = 4;
+    four.y_bytes = (size_t)4 * n * (size_t)lb_dtype_size(r->out);
+    plan_is(op, 4, vcand[1], LB_PLAN_TABLE, "the table's GEMV plan");
+    plan_run(op, &four, &w, dx, dy, hy, y64, mag64, "the table's GEMV plan");
+    GCHECK(lb_op_set_plan(op, 4, vcand[0]) == LB_OK,
+           "lb_op_set_plan (GEMV): %s", lb_errmsg());
+    plan_is(op, 4, vcand[0], LB_PLAN_SET, "a GEMV plan set");
+    plan_run(op, &four, &w, dx, dy, hy, y64, mag64, "a GEMV plan set");
+    GCHECK(lb_op_set_plan(op, 4, "split=3") == LB_EARG,
+           "a bad GEMV plan was set");
+    plan_is(op, 4, vcand[0], LB_PLAN_SET, "after a bad GEMV plan");
+    GCHECK(lb_op_set_plan(op, 4, NULL) == LB_OK,
+           "lb_op_set_plan NULL (GEMV): %s", lb_errmsg());
+    plan_is(op, 4, vcand[1], LB_PLAN_TABLE, "back to the table's GEMV plan");
+  }
   GCHECK(lb_op_set_plan(op, m, cand[2]) == LB_OK, "lb_op_set_plan: %s",
          lb_errmsg());
   plan_is(op, m, cand[2], LB_PLAN_SET, "a plan set");
@@ -706,6 +734,7 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   setenv("LOWBIT_TUNE", "0", 1);
   if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
     plan_is(op2, m, cand[0], LB_PLAN_RULES, "LOWBIT_TUNE=0");
+    plan_is(op2, 4, vcand[0], LB_PLAN_RULES, "LOWBIT_TUNE=0 (GEMV)");
     lb_op_destroy(op2);
     op2 = NULL;
   }
@@ -724,7 +753,7 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
     fclose(f);
   }
   GCHECK(lb_op_create(ctx, r, n, k, &op2) == LB_EIO &&
-             strstr(lb_errmsg(), ".txt:6: ") != NULL,
+             strstr(lb_errmsg(), ".txt:7: ") != NULL,
          "a damaged table: %s", lb_errmsg());
   printf("tuning table: %s\n",
          failures > before ? "FAIL" : "plans taken as said");
@@ -748,6 +777,7 @@ done:
   free(mag64);
   free(hy);
   free(cand);
+  free(vcand);
   if (made) lb_case_free(&c);
   lb_recipe_free(r);
 }
