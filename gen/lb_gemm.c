@@ -14,6 +14,7 @@
 #include "lb_format.h"
 #include "lb_gemm.h"
 #include "lb_hash.h"
+#include "lb_knob.h"
 #include "lb_prelude.h"
 
 int lb_gemm_bucket(int m) {
@@ -52,10 +53,7 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** their ranges and lb_plan_text's order (include/lowbit.h and
 ** docs/architecture.md list them too: change all three). */
 enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_PLAIN, NKNOB };
-static const struct {
-  const char *key;
-  int lo, hi, pow2;
-} knob[NKNOB] = {
+static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1},  {"wk", 1, 8, 1},  {"wm", 1, 16, 1},
     {"mj", 1, 4, 1},  {"r", 1, 32, 1},  {"st", 2, 16, 0},
     {"sk", 0, 16, 1}, {"bs", 1, 2, 0},  {"plain", 0, 1, 0}};
@@ -64,50 +62,14 @@ typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
 } knobs;
 
-/* Parses plan (NULL or "": the rules) for bucket; messages name `from`
-** and the plan.  Strict: an unknown key or a value out of range is an
-** error, never skipped, so a plan that says something is what is built. */
+/* Parses plan (NULL or "": the rules) for bucket (lb_knobs_parse; wm
+** reaches at most the bucket's tile rows / 8); messages name `from`. */
 static lb_status parse_plan(const char *plan, int bucket, const char *from,
                             knobs *kn) {
-  const char *e = plan;
-  int i;
-  for (i = 0; i < NKNOB; i++) kn->v[i] = -1;
-  while (e && *e) {
-    size_t len = strcspn(e, "="), i2;
-    const char *val = e + len;
-    char *end;
-    long x;
-    for (i = 0; i < NKNOB; i++)
-      if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
-    if (i == NKNOB || *val != '=')
-      return lb_fail(LB_EARG, "%s: plan \"%s\": unknown knob at \"%.*s\" "
-                     "(knobs: wn, wk, wm, mj, r, st, sk, bs, plain; "
-                     "comma-separated key=value)", from, plan,
-                     (int)strcspn(e, ","), e);
-    /* digits only: strtol would take a sign or spaces (a newline too) */
-    x = val[1] >= '0' && val[1] <= '9' ? strtol(val + 1, &end, 10) : -1;
-    if (x < 0) end = (char *)val + 1;
-    i2 = (size_t)i;
-    {
-      const int hi = i == K_WM ? (16 << (bucket < 3 ? bucket : 3)) / 8
-                               : knob[i2].hi;
-      if (end == val + 1 || (*end != ',' && *end != '\0') ||
-          x < knob[i2].lo || x > hi || (knob[i2].pow2 && x > 0 && (x & (x - 1))))
-        return lb_fail(LB_EARG, "%s: plan \"%s\": %s must be %s in %d..%d%s",
-                       from, plan, knob[i2].key,
-                       knob[i2].pow2 ? "a power of two" : "a whole number",
-                       knob[i2].lo, hi,
-                       i == K_WM ? " for this bucket's rows" : "");
-    }
-    if (kn->v[i] >= 0)
-      return lb_fail(LB_EARG, "%s: plan \"%s\": %s given twice", from, plan,
-                     knob[i2].key);
-    kn->v[i] = (int)x;
-    if (*end == ',' && end[1] == '\0')
-      return lb_fail(LB_EARG, "%s: plan \"%s\": unknown knob at its end "
-                     "(a comma and nothing after it)", from, plan);
-    e = end + (*end == ',');
-  }
+  lb_knob k[NKNOB];
+  memcpy(k, knob, sizeof k);
+  k[K_WM].hi = (16 << (bucket < 3 ? bucket : 3)) / 8;
+  if (lb_knobs_parse(plan, from, k, NKNOB, kn->v) != LB_OK) return LB_EARG;
   if (kn->v[K_WN] >= 0 && kn->v[K_WK] >= 0 && kn->v[K_WM] >= 0 &&
       kn->v[K_WN] * kn->v[K_WK] * kn->v[K_WM] > 32)
     return lb_fail(LB_EARG, "%s: plan \"%s\": wn x wk x wm warps exceed "
@@ -384,19 +346,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
     bucket < 4 ? 16 << bucket : 1024, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
-  if (plan && *plan) {   /* parsed: plain knobs; from printable, one line */
-    /* an API function's name (lb_generate_plan, lb_op_set_plan) is not
-    ** where the plan came from but its caller: one text for both, so that
-    ** lowbit tune's compiles ahead (lb_generate_plan) are the op's */
-    const char *who = strncmp(from, "lb_", 3) == 0 ? "the caller" : from;
-    char t[161];
-    size_t i, j = 0;
-    for (i = 0; who[i] && j < sizeof t - 1; i++)
-      if (who[i] >= ' ' && who[i] <= '~' && who[i] != '\\')
-        t[j++] = who[i];
-    t[j] = '\0';
-    lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, plan);
-  }
+  lb_plan_comment(b, plan, from);
   lb_emit_prelude(b, &f);
   lb_emit_prelude_w16(b, &f);
   /* plain=1: the plan with its dequantisation left out (the packed words

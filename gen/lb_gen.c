@@ -16,6 +16,7 @@
 #include "lb_format.h"
 #include "lb_gen.h"
 #include "lb_hash.h"
+#include "lb_knob.h"
 #include "lb_prelude.h"
 
 /* ---- launch shapes ------------------------------------------------------ */
@@ -27,50 +28,15 @@
 ** comma is an error naming it, never skipped.  The ring is then cut back
 ** (stages first, then warps) to fit LB_RING_KB.  lb_gemv_plan_text writes
 ** them in this order (include/lowbit.h lists them too). */
-static const struct {
-  const char *key;
-  int lo, hi, pow2;
-} knob[] = {
+static const lb_knob knob[] = {
     {"warps", 1, 8, 1}, {"split", 1, 8, 1}, {"stages", 1, 8, 0},
     {"minb", 1, 8, 0},  {"xminb", 1, 8, 0}, {"xres", 0, 160, 0},
     {"lazy", 0, 1, 0},  {"cluster", 1, 8, 1}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
-/* Parses plan into v (-1: the rules'); messages name from. */
 static lb_status parse_plan(const char *plan, const char *from,
                             int v[NKNOB]) {
-  const char *e = plan;
-  int i;
-  for (i = 0; i < NKNOB; i++) v[i] = -1;
-  while (e && *e) {
-    size_t len = strcspn(e, "=,");
-    const char *val = e + len;
-    char *end;
-    long x;
-    for (i = 0; i < NKNOB; i++)
-      if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
-    if (i == NKNOB || *val != '=')
-      return lb_fail(LB_EARG, "%s: \"%s\": unknown knob at \"%.*s\" "
-                     "(knobs: warps, split, stages, minb, xminb, xres, lazy, "
-                     "cluster; comma-separated key=value)", from, plan,
-                     (int)strcspn(e, ","), e);
-    x = val[1] >= '0' && val[1] <= '9' ? strtol(val + 1, &end, 10) : -1;
-    if (x < 0 || (*end != ',' && *end != '\0') || x < knob[i].lo ||
-        x > knob[i].hi || (knob[i].pow2 && (x & (x - 1))))
-      return lb_fail(LB_EARG, "%s: \"%s\": %s must be %s in %d..%d", from,
-                     plan, knob[i].key,
-                     knob[i].pow2 ? "a power of two" : "a whole number",
-                     knob[i].lo, knob[i].hi);
-    if (v[i] >= 0)
-      return lb_fail(LB_EARG, "%s: \"%s\": %s given twice", from, plan,
-                     knob[i].key);
-    if (*end == ',' && end[1] == '\0')
-      return lb_fail(LB_EARG, "%s: \"%s\": a comma and nothing after it",
-                     from, plan);
-    v[i] = (int)x;
-    e = end + (*end == ',');
-  }
-  return LB_OK;
+  return lb_knobs_parse(plan, from, knob, NKNOB, v);
 }
 
 lb_status lb_gemv_plan_check(const char *plan, const char *from) {
@@ -268,19 +234,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int sms,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
-  if (tune && *tune) {   /* parsed: plain knobs; from printable, one line */
-    /* an API function's name (lb_generate_plan, lb_op_set_plan) is not
-    ** where the plan came from but its caller: one text for both, so that
-    ** lowbit tune's compiles ahead (lb_generate_plan) are the op's */
-    const char *who = strncmp(from, "lb_", 3) == 0 ? "the caller" : from;
-    char t[161];
-    size_t i, j = 0;
-    for (i = 0; who[i] && j < sizeof t - 1; i++)
-      if (who[i] >= ' ' && who[i] <= '~' && who[i] != '\\')
-        t[j++] = who[i];
-    t[j] = '\0';
-    lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, tune);
-  }
+  lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_buf_printf(b,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"

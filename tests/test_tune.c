@@ -47,8 +47,8 @@ static void plans_parse(const lb_recipe *r) {
       {"wn=0", 64, "1..8"},              {"st=1", 64, "2..16"},
       {"wn=4,wn=2", 64, "given twice"},  {"wn=", 64, "wn must be"},
       {"wn= 4", 64, "wn must be"},       {"wn=+4", 64, "wn must be"},
-      {"wn=\n4", 64, "wn must be"},      {"wn=4,", 64, "unknown knob"},
-      {"wn=4x", 64, "wn must be"},       {"wm=4", 16, "this bucket's rows"},
+      {"wn=\n4", 64, "wn must be"},      {"wn=4,", 64, "nothing after it"},
+      {"wn=4x", 64, "wn must be"},       {"wm=4", 16, "wm must be a power of two in 1..2"},
       {"wn=8,wk=8,wm=2", 1024, "exceed 32"}, {"sk=3", 64, "power of two"},
       {"bs=3", 64, "1..2"},              {"plain=2", 64, "0..1"},
   };
