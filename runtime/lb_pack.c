@@ -24,7 +24,8 @@ lb_status lb_pack_device(lb_ctx *c, const lb_recipe *r, int n, int k,
   CUdeviceptr bad = 0;
   CUresult rc = CUDA_SUCCESS;
   const char *call = NULL;
-  int hbad = INT_MAX, bits, words;
+  unsigned long long hbad = ULLONG_MAX;
+  int bits, words;
   lb_status st;
   if (c == NULL) return lb_fail(LB_EARG, "%s: context is NULL", fn);
   if ((st = lb_sizes_of(r, n, k, &sz)) != LB_OK) {   /* recipe, n, k */
@@ -44,11 +45,11 @@ lb_status lb_pack_device(lb_ctx *c, const lb_recipe *r, int n, int k,
   if ((st = lb_ctx_enter(c, &s, fn)) != LB_OK) return st;
   if ((st = lb_ctx_kernel(c, lb_tpl_pack, "lb_pack_codes", &f, fn)) != LB_OK)
     goto out;
-  /* Where a code does not fit: the smallest flat index, INT_MAX if none.
+  /* Where a code does not fit: the smallest flat index, ULLONG_MAX if none.
   ** The copies and the launch are on the caller's stream, and the call
   ** waits for it (the flag must be read): packing is not for the hot
   ** path, nor for stream capture. */
-  if ((rc = cu->MemAlloc(&bad, sizeof(int))) != CUDA_SUCCESS) {
+  if ((rc = cu->MemAlloc(&bad, sizeof hbad)) != CUDA_SUCCESS) {
     call = "cuMemAlloc";
     goto out;
   }
@@ -78,9 +79,10 @@ lb_status lb_pack_device(lb_ctx *c, const lb_recipe *r, int n, int k,
     call = "cuStreamSynchronize";
     goto out;
   }
-  if (hbad != INT_MAX)
-    st = lb_fail(LB_EARG, "%s: code at [%d][%d] does not fit in %d bits "
-                 "(packed is left incomplete)", fn, hbad / k, hbad % k, bits);
+  if (hbad != ULLONG_MAX)
+    st = lb_fail(LB_EARG, "%s: code at [%llu][%llu] does not fit in %d bits "
+                 "(packed is left incomplete)", fn, hbad / (unsigned)k,
+                 hbad % (unsigned)k, bits);
 out:
   if (call) st = lb_cufail(rc, fn, call);
   if (bad) cu->MemFree(bad);

@@ -12,14 +12,15 @@
 // (bits, words), not its source: one module serves every recipe.
 //
 // A code that does not fit `bits` is not packed silently: *bad receives the
-// smallest flat index (row * k + column) of such a code, which the host
-// reports.  A code that straddles two words is checked by both threads.
+// smallest flat index (row * k + column, 64-bit: a layer may hold 2^31
+// codes and more) of such a code, which the host reports.  A code that
+// straddles two words is checked by both threads.
 // ---------------------------------------------------------------------------
 
 extern "C" __global__ void lb_pack_codes(const unsigned char *__restrict__ codes,
                                          unsigned *__restrict__ packed, int n,
                                          int k, int bits, int words,
-                                         int *__restrict__ bad) {
+                                         unsigned long long *__restrict__ bad) {
   const int ncodes = 32 * words / bits;   // code rows a tile
   const int tile = 32 * ncodes;           // k-values a tile
   const long long rw = (long long)(k + tile - 1) / tile * 32 * words;
@@ -37,8 +38,9 @@ extern "C" __global__ void lb_pack_codes(const unsigned char *__restrict__ codes
       const int kk = t * tile + 32 * i + lane;
       unsigned c = 0u;
       if (kk < k) {
-        c = codes[(long long)j * k + kk];
-        if (bits < 8 && (c >> bits) != 0u) atomicMin(bad, j * k + kk);
+        const unsigned long long at = (unsigned long long)j * k + kk;
+        c = codes[at];
+        if (bits < 8 && (c >> bits) != 0u) atomicMin(bad, at);
       }
       // where the code's lowest bit lands, counted from the word's bottom:
       // 1 - bits .. 31 (negative: the code's low bits go to word q + 1)
