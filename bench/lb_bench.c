@@ -328,13 +328,20 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     rw->cache = info.cache;
     rw->regs = info.regs;
     status_clear(e);
-    printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
-           "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
-           "regs %d  launch %.2f us\n",
-           rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
-           rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->floor_us,
-           100.0 * rw->floor_us / rw->us, rw->err,
-           rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us);
+    {   /* where the kernel's plan came from: a table changes what is timed */
+      static const char *const from[] = {"rules", "table", "env", "set"};
+      /* lb_plan_from's order */
+      char plan[LB_PLAN_LEN];
+      lb_plan_from pf = LB_PLAN_RULES;
+      if (lb_op_plan(op, j.m, plan, &pf) != LB_OK) pf = LB_PLAN_RULES;
+      printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
+             "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
+             "regs %d  launch %.2f us  plan %s\n",
+             rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
+             rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->floor_us,
+             100.0 * rw->floor_us / rw->us, rw->err,
+             rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us, from[pf]);
+    }
     fflush(stdout);
     if (!rw->pass) ok = 0;
     e->nrows++;

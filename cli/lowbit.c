@@ -47,8 +47,9 @@ static const char usage[] =
   "[--out DIR]\n"
   "               [--flush read|write]  (L2 flush before each timed launch; "
   "default read)\n"
-  "  lowbit tune RECIPE [--n N] [--k K] [--m M[,M...]] [--iters I] "
-  "[--dry-run] [--verbose]\n"
+  "  lowbit tune RECIPE [--n N --k K | --shapes KxN,...] [--m M[,M...]] "
+  "[--iters I]\n"
+  "              [--dry-run] [--verbose]\n"
   "               (times the candidate plans of the GEMV and each GEMM "
   "bucket on the GPU\n"
   "               and keeps the fastest in this device's tuning table; "
@@ -538,14 +539,16 @@ static int cmd_bench(const args *a, int single) {
   return rc == 2 ? EXIT_NOGPU : rc;
 }
 
-/* lowbit tune RECIPE: arguments checked here, before the GPU is opened. */
+/* lowbit tune RECIPE: arguments checked here, before the GPU is opened;
+** one run a shape (--n/--k, or --shapes). */
 static int cmd_tune(const args *a) {
   static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 1024, 4096};
   lb_tune_opts o;
+  lb_bench_opts shapes;
   lb_recipe *r;
-  lb_sizes sz;
-  int i, rc;
+  int i, rc = 0;
   memset(&o, 0, sizeof o);
+  memset(&shapes, 0, sizeof shapes);
   if (a->nfiles != 1) {
     fputs(usage, stderr);
     return EXIT_USAGE;
@@ -561,27 +564,43 @@ static int cmd_tune(const args *a) {
     for (i = 0; i < (int)(sizeof defm / sizeof defm[0]); i++)
       o.m[o.nm++] = defm[i];
   }
+  if (a->shapes) {
+    if (!parse_shapes(a->shapes, &shapes)) return EXIT_USAGE;
+  } else {
+    shapes.k[0] = a->k;
+    shapes.n[0] = a->n;
+    shapes.nshapes = 1;
+  }
   if (a->iters > ITERS_LIMIT) {
     fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
             ITERS_LIMIT);
     return EXIT_USAGE;
   }
   if ((r = load(a->files[0])) == NULL) return 1;
-  rc = lb_sizes_of(r, a->n, a->k, &sz);
-  if (rc != LB_OK)
-    fprintf(stderr, "lowbit tune: K x N = %d x %d: %s\n", a->k, a->n,
-            lb_errmsg());
+  for (i = 0; i < shapes.nshapes; i++) {
+    lb_sizes sz;
+    if (lb_sizes_of(r, shapes.n[i], shapes.k[i], &sz) != LB_OK) {
+      fprintf(stderr, "lowbit tune: K x N = %d x %d: %s\n", shapes.k[i],
+              shapes.n[i], lb_errmsg());
+      rc = EXIT_USAGE;
+    }
+  }
   lb_recipe_free(r);
-  if (rc != LB_OK) return EXIT_USAGE;
+  if (rc) return rc;
   o.recipe = a->files[0];
-  o.n = a->n;
-  o.k = a->k;
   o.warmup = 5;
   o.iters = a->iters ? a->iters : 30;
   o.dry = a->dry;
   o.verbose = a->verbose;
-  rc = lb_tune_run(&o);
-  return rc == 2 ? EXIT_NOGPU : rc;
+  for (i = 0; i < shapes.nshapes; i++) {
+    int one;
+    o.n = shapes.n[i];
+    o.k = shapes.k[i];
+    one = lb_tune_run(&o);
+    if (one == 2) return EXIT_NOGPU;   /* nothing ran: no GPU */
+    if (one) rc = 1;
+  }
+  return rc;
 }
 
 /* lowbit cache list|clear|path */

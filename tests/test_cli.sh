@@ -129,6 +129,8 @@ expect "bench, no GPU" 3 "no GPU" $none "$lowbit" bench "$r" --shapes 4096x4096 
 # tune: arguments checked before the GPU; plans in words for gen and compile
 expect "tune --m 0" 2 "--m 0: not a positive integer" $none "$lowbit" tune "$r" --m 16,0
 expect "tune --k 100" 2 "k = 100 must be a multiple of 32" $none "$lowbit" tune "$r" --k 100
+expect "tune --shapes, one bad" 2 "K x N = 100 x 64: lb_sizes_of: k = 100 must be a multiple of 32" $none "$lowbit" tune "$r" --shapes 4096x4096,100x64
+expect "tune --shapes, no GPU" 3 "no GPU" $none "$lowbit" tune "$r" --shapes 4096x4096,8192x48
 expect "tune stdin" 2 "not standard input" "$r" "$lowbit" tune -
 expect "tune, two recipes" 2 "usage:" $none "$lowbit" tune "$r" "$r"
 expect "tune, no GPU" 3 "no GPU" $none "$lowbit" tune "$r" --n 4096 --k 4096 --dry-run --verbose
