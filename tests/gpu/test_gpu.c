@@ -19,6 +19,7 @@
 #include "lb_ref.h"
 #include "lb_sweep.h"
 #include "lb_test.h"
+#include "lb_tuner.h"
 #include "lowbit.h"
 
 #define GUARD 256
@@ -782,6 +783,108 @@ done:
   lb_recipe_free(r);
 }
 
+/* Every plan lowbit tune may pick must be right where the rules' plan is:
+** each candidate of the GEMV and of each GEMM bucket (M = 5, 12, 20, 40,
+** 100, 300: off every tile), on a layer off every block (N = 300) and
+** short in K, with and without a work space, against the float64
+** reference.  The candidates compile on every core first
+** (lb_tune_precompile), as lowbit tune's do. */
+static void plans_check(lb_ctx *ctx, const char *recipe) {
+  static const int ms[] = {5, 12, 20, 40, 100, 300};
+  char (*cand)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
+  const int n = 300, maxm = 300;
+  struct cudaDeviceProp prop;
+  lb_recipe *r = NULL;
+  lb_op *op = NULL;
+  lb_case c;
+  lb_weights w;
+  double *y64 = NULL, *mag64 = NULL;
+  unsigned char *hy = NULL;
+  void *dx = NULL, *dy = NULL, *ws = NULL;
+  int made = 0, k, mi, i, plans = 0, before = failures;
+  memset(&w, 0, sizeof w);
+  if (recipe == NULL || cand == NULL || lb_recipe_load(recipe, &r) != LB_OK ||
+      cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    GCHECK(0, "plans: setup: %s", lb_errmsg());
+    goto done;
+  }
+  k = r->group ? 2 * r->group : 256;
+  if (!(made = lb_case_make(&c, r, maxm, n, k, 99))) goto done;
+  y64 = malloc(sizeof(double) * (size_t)maxm * n);
+  mag64 = malloc(sizeof(double) * (size_t)maxm * n);
+  hy = malloc(c.y_bytes + GUARD);
+  w = upload_weights(&c);
+  dx = upload(c.x, c.x_bytes);
+  if (!y64 || !mag64 || !hy || !dx || !w.packed ||
+      cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess ||
+      !lb_case_reference(&c, y64, mag64) ||
+      lb_op_create(ctx, r, n, k, &op) != LB_OK) {
+    GCHECK(0, "plans: data or op: %s", lb_errmsg());
+    goto done;
+  }
+  for (mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++) {
+    const int m = ms[mi];
+    int count = 0;
+    lb_case view = c;
+    view.m = m;
+    view.y_bytes = (size_t)m * n * (size_t)lb_dtype_size(r->out);
+    if (lb_plan_candidates(r, n, k, m, prop.multiProcessorCount,
+                           prop.major * 10 + prop.minor, NULL, cand, 64,
+                           &count) != LB_OK) {
+      GCHECK(0, "plans: m=%d: %s", m, lb_errmsg());
+      continue;
+    }
+    lb_tune_precompile(r, n, k, m, prop.multiProcessorCount,
+                       prop.major * 10 + prop.minor, cand, count);
+    for (i = 0; i < count; i++) {
+      char what[160];
+      size_t bytes = 0;
+      int pass;
+      double err = 0, rel = 0;
+      snprintf(what, sizeof what, "%s m=%d n=%d k=%d plan %s",
+               lb_recipe_name(r), m, n, k, cand[i]);
+      if (lb_op_set_plan(op, m, cand[i]) != LB_OK ||
+          lb_op_prepare(op, m, m) != LB_OK) {
+        GCHECK(0, "%s: %s", what, lb_errmsg());
+        continue;
+      }
+      plans++;
+      for (pass = 0; pass < 2; pass++) {   /* no work space, then one */
+        cudaFree(ws);
+        ws = NULL;
+        bytes = 0;
+        if (pass == 1 && (lb_op_workspace(op, m, &bytes) != LB_OK ||
+                          bytes == 0 ||
+                          cudaMalloc(&ws, bytes) != cudaSuccess))
+          break;
+        cudaMemset(dy, 0xff, view.y_bytes + GUARD);
+        cudaDeviceSynchronize();
+        if (lb_op_run_ws(op, m, dx, &w, dy, ws, bytes, NULL) != LB_OK ||
+            cudaDeviceSynchronize() != cudaSuccess) {
+          GCHECK(0, "%s: run: %s", what, lb_errmsg());
+          break;
+        }
+        check_y(&view, dy, hy, y64, mag64, what, &err, &rel);
+      }
+    }
+  }
+  printf("plans: %s, %d candidate plans of the GEMV and 5 GEMM buckets: "
+         "%s\n", lb_recipe_name(r), plans, failures > before ? "FAIL"
+                                                               : "all right");
+done:
+  lb_op_destroy(op);
+  free_weights(&w);
+  cudaFree(dx);
+  cudaFree(dy);
+  cudaFree(ws);
+  free(y64);
+  free(mag64);
+  free(hy);
+  free(cand);
+  if (made) lb_case_free(&c);
+  lb_recipe_free(r);
+}
+
 int main(int argc, char **argv) {
   int count = 0, n = 0, i;
   cudaError_t ce;
@@ -840,6 +943,9 @@ int main(int argc, char **argv) {
   names_first = n > 0 ? names[0] : NULL;
   dump_check(ctx, names_first);
   tune_check(ctx, names_first);
+  for (i = 0; i < n; i++)   /* the main job's and a cross-word format */
+    if (strstr(names[i], "a16w4_g128") || strstr(names[i], "a16w3_g128"))
+      plans_check(ctx, names[i]);
   lb_ctx_destroy(ctx);
   cudaStreamDestroy(stream);
   for (i = 0; i < n; i++) free(names[i]);
