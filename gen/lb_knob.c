@@ -1,6 +1,7 @@
 /*
 ** lb_knob.c: parsing plans in words against a kind's knobs.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,10 +22,13 @@ lb_status lb_knobs_parse(const char *plan, const char *from,
       if (strlen(knob[i].key) == len && !strncmp(e, knob[i].key, len)) break;
     if (i == n || *val != '=') {
       char keys[160] = "";
+      size_t at = 0;
       int j;
-      for (j = 0; j < n; j++) {
-        strncat(keys, knob[j].key, sizeof keys - strlen(keys) - 1);
-        if (j + 1 < n) strncat(keys, ", ", sizeof keys - strlen(keys) - 1);
+      for (j = 0; j < n && at < sizeof keys; j++) {
+        const int w = snprintf(keys + at, sizeof keys - at, "%s%s",
+                               j ? ", " : "", knob[j].key);
+        if (w < 0) break;
+        at += (size_t)w;
       }
       return lb_fail(LB_EARG, "%s: plan \"%s\": unknown knob at \"%.*s\" "
                      "(knobs: %s; comma-separated key=value)", from, plan,
