@@ -181,7 +181,10 @@ static lb_status load(const char *path, const char *devkey, table *t,
     const char *what = NULL;
     char why[320];
     entry e;
+    size_t len;
     if ((next = strchr(line, '\n')) != NULL) *next++ = '\0';
+    if ((len = strlen(line)) > 0 && line[len - 1] == '\r')   /* CR LF */
+      line[len - 1] = '\0';
     lineno++;
     if (*line == '#' || *line == '\0') continue;
     if (!header) {

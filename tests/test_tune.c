@@ -419,6 +419,20 @@ static void table(const lb_recipe *r) {
               LB_EIO, "NUL byte", "a NUL byte");
     }
   }
+  /* CR LF line ends (a table edited elsewhere): read alike */
+  {
+    char crlf[9000];
+    size_t i2, j2 = 0;
+    for (i2 = 0; good[i2] && j2 < sizeof crlf - 2; i2++) {
+      if (good[i2] == '\n') crlf[j2++] = '\r';
+      crlf[j2++] = good[i2];
+    }
+    write_file(path, crlf, j2);
+    CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
+                  LB_OK &&
+              strcmp(plans[0], "wn=4,r=4") == 0,
+          "a table with CR LF line ends: %s", lb_errmsg());
+  }
   /* whole again: found again */
   write_file(path, good, strlen(good));
   CHECK(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t") ==
