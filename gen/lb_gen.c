@@ -25,8 +25,10 @@
 ** lb_generate_plan, the tuning table): the knobs, each replacing a
 ** planned value.  Strict, as the GEMM's (lb_gemm.c): an unknown key, a
 ** value out of range, a sign or space, a key given twice or a trailing
-** comma is an error naming it, never skipped.  The ring is then cut back
-** (stages first, then warps) to fit LB_RING_KB.  lb_gemv_plan_text writes
+** comma is an error naming it, never skipped.  The plan is then cut to
+** what the template runs: the ring (stages first, then warps) to fit
+** LB_RING_KB, two stages at least for lazy words, a cluster to no more
+** warps than K has tiles.  lb_gemv_plan_text writes
 ** them in this order (include/lowbit.h lists them too). */
 static const lb_knob knob[] = {
     {"warps", 1, 8, 1}, {"split", 1, 8, 1}, {"stages", 1, 8, 0},
@@ -54,8 +56,16 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[5] >= 0) cfg->xres = v[5] * 1024;
   if (v[6] >= 0) cfg->lazy = v[6];
   if (v[7] >= 0) cfg->cluster = v[7];
-  while (cfg->stages > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
-    cfg->stages--;
+  /* words read where they are used keep the stage busy through the
+  ** tile's math: two stages at least (the template's invariant; the
+  ** rules' warps leave room for two) */
+  {
+    const int least = cfg->lazy ? 2 : 1;
+    if (cfg->stages < least) cfg->stages = least;
+    while (cfg->stages > least &&
+           cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
+      cfg->stages--;
+  }
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
@@ -161,6 +171,9 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
   }
+  /* a cluster's warps each need a tile of K (the template's invariant) */
+  while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
+    cfg->cluster /= 2;
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
   plan_resident(f, k, cfg, stage);

@@ -6,6 +6,7 @@
 ** sm_86/89: the kernel without resident x must load there).  GEMM, every
 ** bucket: tiles the template's static_asserts accept, whole channel
 ** blocks, a pipeline of two stages or more within each part's budget.
+** The same for every candidate plan lowbit tune may try.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +23,16 @@
 
 static int pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-static void check_plan(const lb_recipe *r, const char *name, int n, int k,
-                       int sms) {
+/* The GEMV's plan for (r, n, k, sms), with plan's knobs (NULL: none). */
+static void check_plan_with(const lb_recipe *r, const char *name, int n,
+                            int k, int sms, const char *plan) {
   lb_gemv_cfg c;
   lb_layout lay;
   char *src = NULL;
   int tiles, groups, red = LB_WARPS * 4 * 32 * 4;   /* the template's red[] */
-  if (lb_gen_gemv(r, n, k, sms, NULL, NULL, &c, &src) != LB_OK) {
-    CHECK(0, "%s n=%d k=%d: %s", name, n, k, lb_errmsg());
+  if (lb_gen_gemv(r, n, k, sms, plan, "test", &c, &src) != LB_OK) {
+    CHECK(0, "%s n=%d k=%d%s%s: %s", name, n, k, plan ? " plan " : "",
+          plan ? plan : "", lb_errmsg());
     return;
   }
   free(src);
@@ -57,8 +60,13 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
         c.smem + c.xs_m * c.xrowb + red <= 227 * 1024,
         "%s n=%d k=%d: resident x of %d rows of %d bytes", name, n, k, c.xs_m,
         c.xrowb);
-  CHECK(c.minb == 1 || c.minb == 2, "%s n=%d k=%d: minb %d", name, n, k,
+  CHECK(c.minb >= 1 && c.minb <= 8, "%s n=%d k=%d: minb %d", name, n, k,
         c.minb);
+}
+
+static void check_plan(const lb_recipe *r, const char *name, int n, int k,
+                       int sms) {
+  check_plan_with(r, name, n, k, sms, NULL);
 }
 
 static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
@@ -140,6 +148,47 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   }
 }
 
+/* Every plan lowbit tune may try keeps the same invariants: the GEMV's
+** candidates (sm_90, clusters included) and each GEMM bucket's, on the
+** part they are offered for (a 160 KB sm_90, a 99 KB sm_89). */
+static int check_candidates(const lb_recipe *r, const char *name, int n,
+                            int k) {
+  static const int ms[] = {4, 16, 32, 64, 128, 1024};
+  static const int archs[] = {90, 89};
+  char c[64][LB_PLAN_LEN];
+  int mi, a, i, count, plans = 0;
+  lb_layout lay;
+  lb_layout_of(r, &lay);
+  for (mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
+    for (a = 0; a < 2; a++) {
+      const int m = ms[mi], arch = archs[a];
+      if (m <= LB_MAX_M && arch != 90) continue;   /* one GEMV plan */
+      if (lb_plan_candidates(r, n, k, m, 132, arch, NULL, c, 64, &count) !=
+          LB_OK) {
+        CHECK(0, "%s n=%d k=%d m=%d sm_%d: candidates: %s", name, n, k, m,
+              arch, lb_errmsg());
+        continue;
+      }
+      for (i = 1; i < count; i++, plans++) {
+        if (m <= LB_MAX_M) {
+          check_plan_with(r, name, n, k, 132, c[i]);
+        } else {
+          lb_gemm_plans p;
+          char what[160];
+          snprintf(what, sizeof what, "%s plan %s", name, c[i]);
+          if (lb_plan_gemm(r, n, k, lb_gemm_bucket(m), 132, c[i], "test",
+                           &p) != LB_OK) {
+            CHECK(0, "%s n=%d k=%d m=%d: %s", what, n, k, m, lb_errmsg());
+            continue;
+          }
+          check_gemm_cfg(arch == 90 ? &p.hi : &p.lo, &lay, what, n, k,
+                         lb_gemm_bucket(m), arch == 90);
+        }
+      }
+    }
+  return plans;
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -171,6 +220,10 @@ int main(void) {
           for (bk = 0; bk < LB_GEMM_BUCKETS; bk++, plans++)
             check_gemm(r, rows[i].name, ns[a], k, bk);
         }
+        /* the candidates, on a share of the shapes (every recipe meets
+        ** each shape once in six) */
+        if ((i + a + b) % 6 == 0)
+          plans += check_candidates(r, rows[i].name, ns[a], k);
       }
     lb_recipe_free(r);
   }
