@@ -9,7 +9,8 @@ import importlib
 
 from ._errors import LowbitError
 from ._lib import library_path
-from .generate import Compiled, Kernel, compile_offline, describe_kernel, generate
+from .generate import (Compiled, Kernel, compile_offline, describe_kernel,
+                       generate, plan_candidates)
 from .packing import Sizes, pack, sizes, unpack
 from .recipe import RECIPE_DIR, Recipe, RecipeInfo, shipped
 from . import _lib
@@ -17,7 +18,8 @@ from . import _lib
 __version__ = _lib.lib.lb_version().decode()
 
 __all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
-           "generate", "describe_kernel", "Kernel", "compile_offline",
+           "generate", "plan_candidates", "describe_kernel", "Kernel",
+           "compile_offline",
            "Compiled", "sizes", "Sizes", "pack",
            "unpack", "library_path", "Linear", "quantize_", "overlap_",
            "convert"]

@@ -112,6 +112,11 @@ _proto("lb_unpack", c_int, _R, c_int, c_int, POINTER(c_uint32), POINTER(c_uint8)
 _proto("lb_generate", c_int, _R, c_int, c_int, c_int, POINTER(c_void_p))
 _proto("lb_generate_m", c_int, _R, c_int, c_int, c_int, c_int, POINTER(c_void_p))
 _proto("lb_describe", c_int, _R, c_int, c_int, c_int, c_int, POINTER(KernelDesc))
+_proto("lb_generate_plan", c_int, _R, c_int, c_int, c_int, c_int, c_char_p,
+       POINTER(c_void_p))
+# out: max plans of PLAN_LEN characters each, in one buffer
+_proto("lb_plan_candidates", c_int, _R, c_int, c_int, c_int, c_int, c_int,
+       c_char_p, c_void_p, c_int, POINTER(c_int))
 _proto("lb_ctx_create", c_int, c_int, POINTER(_R))
 _proto("lb_ctx_destroy", None, _R)
 _proto("lb_pack_device", c_int, _R, _R, c_int, c_int, c_void_p, c_void_p,
@@ -131,6 +136,9 @@ _proto("lb_compile_offline", c_int, c_char_p, c_int, POINTER(Offline),
 _proto("lb_cache_query", c_int, POINTER(CacheState))
 _proto("lb_cache_list", c_int, POINTER(c_void_p), POINTER(c_int))
 _proto("lb_cache_clear", c_int, POINTER(c_int))
+
+
+PLAN_LEN = 96   # LB_PLAN_LEN in lowbit.h
 
 
 def take_string(p):

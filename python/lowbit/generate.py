@@ -7,16 +7,42 @@ from ._errors import check
 from .recipe import as_recipe
 
 
-def generate(recipe, n, k, sms=132, m=1):
+def generate(recipe, n, k, sms=132, m=1, plan=None):
     """The self-contained CUDA source lowbit generates for (recipe, n, k) on a
     device with `sms` multiprocessors, for the kernel that m activation rows
     use (up to 8 the GEMV, more a GEMM bucket); deterministic: equal inputs,
-    equal text."""
+    equal text.  plan: knobs in words replacing the planner's choices
+    ("wn=2,st=3" for a GEMM, "split=2" for the GEMV; include/lowbit.h lists
+    them); a malformed plan raises LowbitError naming the knob."""
     r = as_recipe(recipe)
     p = ctypes.c_void_p()
-    check(_lib.lib.lb_generate_m(r.handle, int(n), int(k), int(m), int(sms),
-                                 ctypes.byref(p)))
+    if plan is None:
+        check(_lib.lib.lb_generate_m(r.handle, int(n), int(k), int(m),
+                                     int(sms), ctypes.byref(p)))
+    else:
+        check(_lib.lib.lb_generate_plan(r.handle, int(n), int(k), int(m),
+                                        int(sms), str(plan).encode(),
+                                        ctypes.byref(p)))
     return _lib.take_string(p)
+
+
+def plan_candidates(recipe, n, k, m, sms=132, arch=90, base=None, most=64):
+    """The plans `lowbit tune` tries for the kernel m rows use on sm_<arch>:
+    base's (None: the planner's rules) first, then those one knob away from
+    it that fit and differ, each with every knob named."""
+    r = as_recipe(recipe)
+    most = int(most)
+    if most < 1:
+        raise ValueError(f"most = {most}: at least 1")
+    buf = ctypes.create_string_buffer(most * _lib.PLAN_LEN)
+    count = ctypes.c_int()
+    check(_lib.lib.lb_plan_candidates(
+        r.handle, int(n), int(k), int(m), int(sms), _arch(arch),
+        None if base is None else str(base).encode(), buf, most,
+        ctypes.byref(count)))
+    raw = buf.raw
+    return [raw[i * _lib.PLAN_LEN:(i + 1) * _lib.PLAN_LEN].split(b"\0", 1)[0]
+            .decode() for i in range(count.value)]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -67,3 +67,31 @@ def test_describe_kernel():
         lowbit.describe_kernel("a16w4_g128", 8192, 8192, 0)
     with pytest.raises(lowbit.LowbitError, match="m = 0"):
         lowbit.generate("a16w4_g128", 8192, 8192, m=0)
+
+
+def test_plan_in_words():
+    rules = lowbit.generate("a16w4_g128", 4096, 4096, m=64)
+    assert lowbit.generate("a16w4_g128", 4096, 4096, m=64, plan="") == rules
+    src = lowbit.generate("a16w4_g128", 4096, 4096, m=64, plan="wn=2,st=3")
+    assert 'Plan changed by the caller: "wn=2,st=3"' in src
+    assert "LB_WARPS_N = 2;" in src
+    gemv = lowbit.generate("a16w4_g128", 4096, 4096, m=4, plan="split=2")
+    assert 'Plan changed by the caller: "split=2"' in gemv
+    with pytest.raises(lowbit.LowbitError, match="wn must be a power of two"):
+        lowbit.generate("a16w4_g128", 4096, 4096, m=64, plan="wn=3")
+    with pytest.raises(lowbit.LowbitError, match='unknown knob at "wn=2"'):
+        lowbit.generate("a16w4_g128", 4096, 4096, m=4, plan="wn=2")
+
+
+@pytest.mark.parametrize("m", [1, 16, 128, 1024])
+def test_plan_candidates(m):
+    plans = lowbit.plan_candidates("a16w4_g128", 4096, 4096, m)
+    assert len(plans) >= 4 and len(set(plans)) == len(plans)
+    # each regenerates: the first is the rules' own plan, every knob named
+    first = lowbit.generate("a16w4_g128", 4096, 4096, m=m, plan=plans[0])
+    assert plans[0] in first
+    around = lowbit.plan_candidates("a16w4_g128", 4096, 4096, m,
+                                    base=plans[1], most=3)
+    assert around[0] == plans[1] and len(around) <= 3
+    with pytest.raises(ValueError):
+        lowbit.plan_candidates("a16w4_g128", 4096, 4096, m, most=0)
