@@ -11,6 +11,7 @@
 ** RECIPE "-" is standard input.  Exit status: 0 ok, 1 failure, 2 usage
 ** error, 3 no GPU (nothing was run).
 */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -603,6 +604,47 @@ static int cmd_tune(const args *a) {
   return rc;
 }
 
+/* The tuning tables in the cache directory (lowbit tune writes them; cache
+** clear leaves them): each file, its device and its plans. */
+static void print_tables(void) {
+  lb_cache_state cs;
+  DIR *d;
+  struct dirent *de;
+  int n = 0;
+  if (lb_cache_query(&cs) != LB_OK || !cs.enabled ||
+      (d = opendir(cs.dir)) == NULL)
+    return;
+  while ((de = readdir(d)) != NULL) {
+    const char *f = de->d_name;
+    size_t len = strlen(f);
+    char path[4400], line[512], device[256] = "?";
+    int plans = 0, header = 0;
+    FILE *t;
+    if (strncmp(f, "tune-", 5) != 0 || len < 9 ||
+        strcmp(f + len - 4, ".txt") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", cs.dir, f);
+    if ((t = fopen(path, "r")) == NULL) continue;
+    while (fgets(line, sizeof line, t)) {
+      if (line[0] == '#' || line[0] == '\n') continue;
+      if (!header) {   /* "lowbit-tune 1 DEVICE" */
+        const char *sp = strchr(line, ' ');
+        sp = sp ? strchr(sp + 1, ' ') : NULL;
+        if (sp) snprintf(device, sizeof device, "%.*s",
+                         (int)strcspn(sp + 1, "\r\n"), sp + 1);
+        header = 1;
+      } else {
+        plans++;
+      }
+    }
+    fclose(t);
+    if (n++ == 0)
+      printf("tuning tables (lowbit tune; cache clear keeps them):\n");
+    printf("  %s: %d plan(s), %s\n", f, plans, device);
+  }
+  closedir(d);
+}
+
 /* lowbit cache list|clear|path */
 static int cmd_cache(const args *a) {
   const char *sub = a->nfiles == 1 ? a->files[0] : "";
@@ -639,6 +681,7 @@ static int cmd_cache(const args *a) {
       total += e[i].bytes;
     }
     printf("%d entr%s, %llu bytes\n", n, n == 1 ? "y" : "ies", total);
+    print_tables();
     lb_free(e);
     return 0;
   }
