@@ -50,13 +50,16 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 /* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
 ** LOWBIT_GEMM, lb_generate_plan and the tuning table spell it: each knob
 ** given replaces the rules' choice, the rest stay the rules'.  The keys,
-** their ranges and lb_plan_text's order (include/lowbit.h and
-** docs/architecture.md list them too: change all three). */
+** their ranges, the values lowbit tune tries and the order plans are
+** written in (include/lowbit.h and docs/architecture.md list the keys
+** too: change all three). */
 enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
-    {"wn", 1, 8, 1},  {"wk", 1, 8, 1},  {"wm", 1, 16, 1},
-    {"mj", 1, 4, 1},  {"r", 1, 32, 1},  {"st", 2, 16, 0},
-    {"sk", 0, 16, 1}, {"bs", 1, 2, 0},  {"plain", 0, 1, 0}};
+    {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
+    {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
+    {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
+    {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
+    {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -414,74 +417,59 @@ lb_status lb_gemm_key(const lb_recipe *r, int n, int k, int bucket, int sms,
   return st;
 }
 
-/* The knobs that give plan c, every one of them named. */
+/* The knobs that give plan c, every one of them named (plain: never). */
+static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
+  v[K_WN] = c->warps_n;
+  v[K_WK] = c->warps_k;
+  v[K_WM] = c->warps_m;
+  v[K_MJ] = c->bn / (16 * c->warps_n);
+  v[K_R] = c->r;
+  v[K_ST] = c->stages;
+  v[K_SK] = c->sk;
+  v[K_BS] = c->per_sm;
+  v[K_PLAIN] = -1;
+}
+
 void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len) {
-  snprintf(buf, len, "wn=%d,wk=%d,wm=%d,mj=%d,r=%d,st=%d,sk=%d,bs=%d",
-           c->warps_n, c->warps_k, c->warps_m, c->bn / (16 * c->warps_n),
-           c->r, c->stages, c->sk, c->per_sm);
+  int v[NKNOB];
+  knobs_of(c, v);
+  lb_knobs_text(knob, NKNOB, v, buf, len);
+}
+
+typedef struct cand_ctx {
+  const lb_recipe *r;
+  int n, k, bucket, sms, hi;
+} cand_ctx;
+
+/* lb_knob_plan for the GEMM: the part's plan (hi: a 160 KB one). */
+static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
+  const cand_ctx *x = p;
+  lb_gemm_plans pl;
+  lb_format f;
+  knobs kn;
+  const lb_status st = prepare(x->r, x->n, x->k, x->bucket, x->sms,
+                               "lb_plan_candidates", plan,
+                               "lb_plan_candidates", &f, &kn, &pl);
+  if (st != LB_OK) return st;
+  memcpy(cfg, x->hi ? &pl.hi : &pl.lo, sizeof(lb_gemm_cfg));
+  knobs_of(x->hi ? &pl.hi : &pl.lo, v);
+  return LB_OK;
 }
 
 lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
                              int sms, int hi, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
-  /* the values tried for each knob (in knob order), one knob at a time */
-  static const int vals[NKNOB][6] = {
-      {1, 2, 4, 8, 0}, {1, 2, 4, 0}, {1, 2, 4, 0}, {1, 2, 0},
-      {1, 2, 4, 8, 16, 0}, {2, 3, 4, 6, 0}, {-1, 1, 2, 4, 0}, {1, 2, 0},
-      {0}};
-  lb_gemm_cfg seen[64];
-  int nseen = 0, i, j;
-  lb_gemm_plans p;
-  lb_format f;
-  knobs kn, eff;
-  lb_status st;
+  cand_ctx x;
+  x.r = r;
+  x.n = n;
+  x.k = k;
+  x.bucket = bucket;
+  x.sms = sms;
+  x.hi = hi;
   *count = 0;
-  if (r == NULL || out == NULL || max < 1)
-    return lb_fail(LB_EARG, "lb_plan_candidates: null argument or max < 1");
-  if ((st = prepare(r, n, k, bucket, sms, "lb_plan_candidates", base, "base",
-                    &f, &kn, &p)) != LB_OK)
-    return st;
-  /* the base, every knob named: the plan the others differ from by one */
-  {
-    const lb_gemm_cfg *c = hi ? &p.hi : &p.lo;
-    eff.v[K_WN] = c->warps_n;
-    eff.v[K_WK] = c->warps_k;
-    eff.v[K_WM] = c->warps_m;
-    eff.v[K_MJ] = c->bn / (16 * c->warps_n);
-    eff.v[K_R] = c->r;
-    eff.v[K_ST] = c->stages;
-    eff.v[K_SK] = c->sk;
-    eff.v[K_BS] = c->per_sm;
-    eff.v[K_PLAIN] = -1;
-    lb_gemm_plan_text(c, out[0], LB_PLAN_LEN);
-    seen[nseen++] = *c;
-    *count = 1;
-  }
-  for (i = 0; i < NKNOB && *count < max; i++)
-    for (j = 0; vals[i][j] != 0 && *count < max; j++) {
-      knobs t = eff;
-      char text[LB_PLAN_LEN];
-      const lb_gemm_cfg *c;
-      int q, dup = 0;
-      /* sk -1 stands for 0 (the rule's splits), since 0 ends the list */
-      t.v[i] = vals[i][j] < 0 ? 0 : vals[i][j];
-      if (t.v[i] == eff.v[i]) continue;
-      snprintf(text, sizeof text,
-               "wn=%d,wk=%d,wm=%d,mj=%d,r=%d,st=%d,sk=%d,bs=%d", t.v[K_WN],
-               t.v[K_WK], t.v[K_WM], t.v[K_MJ], t.v[K_R], t.v[K_ST],
-               t.v[K_SK], t.v[K_BS]);
-      if (prepare(r, n, k, bucket, sms, "lb_plan_candidates", text, "a "
-                  "candidate", &f, &kn, &p) != LB_OK)
-        continue;   /* does not fit, or not for this bucket */
-      c = hi ? &p.hi : &p.lo;
-      for (q = 0; q < nseen && !dup; q++)
-        dup = memcmp(&seen[q], c, sizeof *c) == 0;
-      if (dup || nseen == (int)(sizeof seen / sizeof seen[0])) continue;
-      seen[nseen++] = *c;
-      lb_gemm_plan_text(c, out[*count], LB_PLAN_LEN);
-      (*count)++;
-    }
-  return LB_OK;
+  if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
+  return lb_knobs_candidates(knob, NKNOB, cand_plan, &x, sizeof(lb_gemm_cfg),
+                             base, out, max, count);
 }
 
 /* Split-K where the tiles of m rows fill at most half the blocks the SMs

@@ -28,12 +28,14 @@
 ** comma is an error naming it, never skipped.  The plan is then cut to
 ** what the template runs: the ring (stages first, then warps) to fit
 ** LB_RING_KB, two stages at least for lazy words, a cluster to no more
-** warps than K has tiles.  lb_gemv_plan_text writes
-** them in this order (include/lowbit.h lists them too). */
+** warps than K has tiles.  The table also holds the values lowbit tune
+** tries and the order plans are written in (include/lowbit.h lists the
+** keys too). */
 static const lb_knob knob[] = {
-    {"warps", 1, 8, 1}, {"split", 1, 8, 1}, {"stages", 1, 8, 0},
-    {"minb", 1, 8, 0},  {"xminb", 1, 8, 0}, {"xres", 0, 160, 0},
-    {"lazy", 0, 1, 0},  {"cluster", 1, 8, 1}};
+    {"warps", 1, 8, 1, 4, {1, 2, 4, 8}}, {"split", 1, 8, 1, 4, {1, 2, 4, 8}},
+    {"stages", 1, 8, 0, 3, {1, 2, 3}},   {"minb", 1, 8, 0, 2, {1, 2}},
+    {"xminb", 1, 8, 0, 2, {1, 2}},       {"xres", 0, 160, 0, 2, {0, 32}},
+    {"lazy", 0, 1, 0, 2, {0, 1}},        {"cluster", 1, 8, 1, 4, {1, 2, 4, 8}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -71,10 +73,22 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
 }
 
+/* The knobs that give plan c, in knob's order. */
+static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
+  v[0] = c->warps;
+  v[1] = c->split;
+  v[2] = c->stages;
+  v[3] = c->minb;
+  v[4] = c->xminb;
+  v[5] = c->xres / 1024;
+  v[6] = c->lazy;
+  v[7] = c->cluster;
+}
+
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
-  snprintf(buf, len, "warps=%d,split=%d,stages=%d,minb=%d,xminb=%d,xres=%d,"
-           "lazy=%d,cluster=%d", c->warps, c->split, c->stages, c->minb,
-           c->xminb, c->xres / 1024, c->lazy, c->cluster);
+  int v[NKNOB];
+  knobs_of(c, v);
+  lb_knobs_text(knob, NKNOB, v, buf, len);
 }
 
 /* What a block keeps in shared memory besides its rings.  Scales and
@@ -309,52 +323,39 @@ lb_status lb_gemv_key(const lb_recipe *r, int n, int k, int sms,
   return st;
 }
 
+typedef struct cand_ctx {
+  const lb_recipe *r;
+  int n, k, sms;
+} cand_ctx;
+
+/* lb_knob_plan for the GEMV. */
+static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
+  const cand_ctx *x = p;
+  lb_gemv_cfg c;
+  const lb_status st = lb_plan_gemv(x->r, x->n, x->k, x->sms, plan,
+                                    "lb_plan_candidates", &c);
+  if (st != LB_OK) return st;
+  memcpy(cfg, &c, sizeof c);
+  knobs_of(&c, v);
+  return LB_OK;
+}
+
 lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int sms,
                              int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
-  /* the values tried for each knob (knob's order), one knob at a time;
-  ** clusters only where there are any (sm_90 and newer) */
-  static const int vals[NKNOB][5] = {
-      {1, 2, 4, 8, 0}, {1, 2, 4, 8, 0}, {1, 2, 3, 0}, {1, 2, 0}, {1, 2, 0},
-      {-1, 32, 0},     {-1, 1, 0},     {1, 2, 4, 8, 0}};
-  lb_gemv_cfg seen[64], c;
-  int nseen = 0, i, j, eff[NKNOB];
-  lb_status st;
+  /* clusters are tried only where there are any (sm_90 and newer) */
+  lb_knob kt[NKNOB];
+  cand_ctx x;
+  memcpy(kt, knob, sizeof kt);
+  if (arch < 90) kt[7].ntry = 1;   /* cluster 1 */
+  x.r = r;
+  x.n = n;
+  x.k = k;
+  x.sms = sms;
   *count = 0;
-  if (r == NULL || out == NULL || max < 1)
-    return lb_fail(LB_EARG, "lb_plan_candidates: null argument or max < 1");
-  if ((st = lb_plan_gemv(r, n, k, sms, base, "base", &c)) != LB_OK) return st;
-  eff[0] = c.warps;
-  eff[1] = c.split;
-  eff[2] = c.stages;
-  eff[3] = c.minb;
-  eff[4] = c.xminb;
-  eff[5] = c.xres / 1024;
-  eff[6] = c.lazy;
-  eff[7] = c.cluster;
-  lb_gemv_plan_text(&c, out[0], LB_PLAN_LEN);
-  seen[nseen++] = c;
-  *count = 1;
-  for (i = 0; i < NKNOB && *count < max; i++)
-    for (j = 0; vals[i][j] != 0 && *count < max; j++) {
-      int t[NKNOB], q, dup = 0;
-      char text[LB_PLAN_LEN];
-      memcpy(t, eff, sizeof t);
-      t[i] = vals[i][j] < 0 ? 0 : vals[i][j];   /* -1 stands for 0 */
-      if (t[i] == eff[i] || (i == 7 && t[i] > 1 && arch < 90)) continue;
-      snprintf(text, sizeof text, "warps=%d,split=%d,stages=%d,minb=%d,"
-               "xminb=%d,xres=%d,lazy=%d,cluster=%d", t[0], t[1], t[2], t[3],
-               t[4], t[5], t[6], t[7]);
-      if (lb_plan_gemv(r, n, k, sms, text, "a candidate", &c) != LB_OK)
-        continue;
-      for (q = 0; q < nseen && !dup; q++)
-        dup = memcmp(&seen[q], &c, sizeof c) == 0;
-      if (dup || nseen == (int)(sizeof seen / sizeof seen[0])) continue;
-      seen[nseen++] = c;
-      lb_gemv_plan_text(&c, out[*count], LB_PLAN_LEN);
-      (*count)++;
-    }
-  return LB_OK;
+  if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
+  return lb_knobs_candidates(kt, NKNOB, cand_plan, &x, sizeof(lb_gemv_cfg),
+                             base, out, max, count);
 }
 
 lb_status lb_generate(const lb_recipe *r, int n, int k, int sms, char **src) {

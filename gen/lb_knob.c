@@ -1,5 +1,6 @@
 /*
-** lb_knob.c: parsing plans in words against a kind's knobs.
+** lb_knob.c: plans in words against a kind's knob table: parsed, written,
+** and the candidates one knob away.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,61 @@ lb_status lb_knobs_parse(const char *plan, const char *from,
     v[i] = (int)x;
     e = end + (*end == ',');
   }
+  return LB_OK;
+}
+
+void lb_knobs_text(const lb_knob *knob, int n, const int *v, char *buf,
+                   size_t len) {
+  size_t at = 0;
+  int i;
+  if (len) buf[0] = '\0';
+  for (i = 0; i < n && at < len; i++) {
+    int w;
+    if (v[i] < 0) continue;
+    w = snprintf(buf + at, len - at, "%s%s=%d", at ? "," : "", knob[i].key,
+                 v[i]);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
+}
+
+#define MAXSEEN 64
+
+lb_status lb_knobs_candidates(const lb_knob *knob, int n, lb_knob_plan plan,
+                              void *ctx, size_t size, const char *base,
+                              char (*out)[LB_PLAN_LEN], int max, int *count) {
+  unsigned char *seen, *cfg;
+  int nseen = 0, eff[32], v[32], i, j;
+  lb_status st;
+  *count = 0;
+  if (out == NULL || max < 1 || n > 32)
+    return lb_fail(LB_EARG, "lb_plan_candidates: null argument or max < 1");
+  if ((seen = malloc(size * (MAXSEEN + 1))) == NULL)
+    return lb_fail(LB_EMEM, "lb_plan_candidates: no memory");
+  cfg = seen + size * MAXSEEN;
+  /* the base, every knob named: the plan the others differ from by one */
+  if ((st = plan(ctx, base, seen, eff)) != LB_OK) {
+    free(seen);
+    return st;
+  }
+  lb_knobs_text(knob, n, eff, out[0], LB_PLAN_LEN);
+  nseen = *count = 1;
+  for (i = 0; i < n && *count < max; i++)
+    for (j = 0; j < knob[i].ntry && *count < max; j++) {
+      char text[LB_PLAN_LEN];
+      int q, dup = 0;
+      if (knob[i].tries[j] == eff[i]) continue;
+      memcpy(v, eff, sizeof(int) * (size_t)n);
+      v[i] = knob[i].tries[j];
+      lb_knobs_text(knob, n, v, text, sizeof text);
+      if (plan(ctx, text, cfg, v) != LB_OK) continue;   /* does not fit */
+      for (q = 0; q < nseen && !dup; q++)
+        dup = memcmp(seen + size * (size_t)q, cfg, size) == 0;
+      if (dup || nseen == MAXSEEN) continue;
+      memcpy(seen + size * (size_t)nseen++, cfg, size);
+      lb_knobs_text(knob, n, v, out[(*count)++], LB_PLAN_LEN);
+    }
+  free(seen);
   return LB_OK;
 }
 
