@@ -207,7 +207,7 @@ static void complain(const env *e, const char *fmt, ...) {
 
 static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   const lb_bench_opts *o = e->o;
-  int maxm = 1, refm, i, ok = 0;
+  int maxm = 1, refm, i, ok = 0, wok = 0;
   lb_case c;
   double *y64 = NULL, *mag64 = NULL;
   void *ybuf = NULL, *hy = NULL;
@@ -249,17 +249,13 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       lb_store(r->act, dense, (size_t)i * (size_t)k + (size_t)kk,
                lb_case_weight(&c, i, kk));
   }
-  j.w.packed = lb_upload(c.packed, c.packed_bytes);
-  j.w.scales = lb_upload(c.scales, c.scale_bytes);
-  j.w.zeros = lb_upload(c.zeros, c.zero_bytes);
-  j.w.bias = lb_upload(c.bias, c.bias_bytes);
+  wok = lb_upload_weights(&c, &j.w);
   j.x = lb_upload(c.x, c.x_bytes);
   j.wdense = lb_upload(dense, (size_t)n * (size_t)k * 2);
   CK(cudaMalloc(&ybuf, c.y_bytes));
   CK(cudaMalloc(&j.ydense, (size_t)maxm * (size_t)n * 2));
   j.y = ybuf;
-  if (!j.w.packed || !j.w.scales || (c.zero_bytes && !j.w.zeros) ||
-      (c.bias_bytes && !j.w.bias) || !j.x || !j.wdense) {
+  if (!wok || !j.x || !j.wdense) {
     complain(e, "device allocation failed");
     goto fail;
   }
@@ -353,10 +349,7 @@ done:
   status_clear(e);
   cudaFree(j.ws);
   lb_op_destroy(op);
-  cudaFree((void *)j.w.packed);
-  cudaFree((void *)j.w.scales);
-  cudaFree((void *)j.w.zeros);
-  cudaFree((void *)j.w.bias);
+  lb_free_weights(&j.w);
   cudaFree(j.x);
   cudaFree(j.wdense);
   cudaFree(j.ydense);

@@ -98,3 +98,20 @@ void *lb_upload(const void *host, size_t bytes) {
   }
   return d;
 }
+
+int lb_upload_weights(const lb_case *c, lb_weights *w) {
+  w->packed = lb_upload(c->packed, c->packed_bytes);
+  w->scales = lb_upload(c->scales, c->scale_bytes);
+  w->zeros = lb_upload(c->zeros, c->zero_bytes);
+  w->bias = lb_upload(c->bias, c->bias_bytes);
+  return w->packed && w->scales && (!c->zero_bytes || w->zeros) &&
+         (!c->bias_bytes || w->bias);
+}
+
+void lb_free_weights(lb_weights *w) {
+  cudaFree((void *)w->packed);
+  cudaFree((void *)w->scales);
+  cudaFree((void *)w->zeros);
+  cudaFree((void *)w->bias);
+  memset(w, 0, sizeof *w);
+}

@@ -16,6 +16,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "lb_ref.h"
+#include "lowbit.h"
+
 typedef int (*lb_launch_fn)(void *ctx);   /* 1: launched */
 
 typedef struct lb_timer {
@@ -38,5 +41,10 @@ int lb_cmp_float(const void *a, const void *b);
 /* bytes of host in fresh device memory; NULL where there is nothing to
 ** copy (host NULL or no bytes) or it failed. */
 void *lb_upload(const void *host, size_t bytes);
+/* A case's packed weights, scales, zeros and bias in fresh device memory
+** (each NULL where the case has none, or its copy failed); 1 when every
+** one the case has is there.  lb_free_weights frees them either way. */
+int lb_upload_weights(const lb_case *c, lb_weights *w);
+void lb_free_weights(lb_weights *w);
 
 #endif

@@ -99,19 +99,9 @@ void lb_tune_precompile(const lb_recipe *r, int n, int k, int m, int sms,
   int started[MAXT], i, nt;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const char *cache = getenv("LOWBIT_CACHE");
-  pre q;
+  pre q = {r, n, k, m, sms, arch, count, 0, plans, PTHREAD_MUTEX_INITIALIZER};
   if (cache && strcmp(cache, "0") == 0) return;   /* nowhere to keep them */
   nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
-  q.r = r;
-  q.n = n;
-  q.k = k;
-  q.m = m;
-  q.sms = sms;
-  q.arch = arch;
-  q.count = count;
-  q.next = 0;
-  q.plans = plans;
-  pthread_mutex_init(&q.lock, NULL);
   for (i = 1; i < nt; i++)
     started[i] = pthread_create(&tid[i], NULL, pre_work, &q) == 0;
   pre_work(&q);   /* this thread too, and all of it if none started */
@@ -408,7 +398,7 @@ int lb_tune_run(const lb_tune_opts *o) {
   lb_recipe *r = NULL;
   struct cudaDeviceProp prop;
   char path[4200];
-  int i, b, maxm = 0, rc = 1;
+  int i, b, maxm = 0, rc = 1, wok = 0;
   lb_status st;
   double t0;
   struct timespec ts;
@@ -454,14 +444,9 @@ int lb_tune_run(const lb_tune_opts *o) {
     goto done;
   }
   if (!sample(&t)) goto done;
-  t.w.packed = lb_upload(t.c.packed, t.c.packed_bytes);
-  t.w.scales = lb_upload(t.c.scales, t.c.scale_bytes);
-  t.w.zeros = lb_upload(t.c.zeros, t.c.zero_bytes);
-  t.w.bias = lb_upload(t.c.bias, t.c.bias_bytes);
+  wok = lb_upload_weights(&t.c, &t.w);
   t.x = lb_upload(t.c.x, t.c.x_bytes);
-  if (cudaMalloc(&t.y, t.c.y_bytes) != cudaSuccess || !t.w.packed ||
-      !t.w.scales || (t.c.zero_bytes && !t.w.zeros) ||
-      (t.c.bias_bytes && !t.w.bias) || !t.x) {
+  if (cudaMalloc(&t.y, t.c.y_bytes) != cudaSuccess || !wok || !t.x) {
     printf("FAIL: device memory for the layer and %d rows\n", maxm);
     goto done;
   }
@@ -487,10 +472,7 @@ int lb_tune_run(const lb_tune_opts *o) {
 done:
   lb_op_destroy(t.op);
   lb_timer_free(&t.t);
-  cudaFree((void *)t.w.packed);
-  cudaFree((void *)t.w.scales);
-  cudaFree((void *)t.w.zeros);
-  cudaFree((void *)t.w.bias);
+  lb_free_weights(&t.w);
   cudaFree(t.x);
   cudaFree(t.y);
   cudaFree(t.ws);

@@ -459,13 +459,7 @@ static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
 lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
                              int sms, int hi, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
-  cand_ctx x;
-  x.r = r;
-  x.n = n;
-  x.k = k;
-  x.bucket = bucket;
-  x.sms = sms;
-  x.hi = hi;
+  cand_ctx x = {r, n, k, bucket, sms, hi};
   *count = 0;
   if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
   return lb_knobs_candidates(knob, NKNOB, cand_plan, &x, sizeof(lb_gemm_cfg),

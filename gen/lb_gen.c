@@ -345,13 +345,9 @@ lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int sms,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
   /* clusters are tried only where there are any (sm_90 and newer) */
   lb_knob kt[NKNOB];
-  cand_ctx x;
+  cand_ctx x = {r, n, k, sms};
   memcpy(kt, knob, sizeof kt);
   if (arch < 90) kt[7].ntry = 1;   /* cluster 1 */
-  x.r = r;
-  x.n = n;
-  x.k = k;
-  x.sms = sms;
   *count = 0;
   if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
   return lb_knobs_candidates(kt, NKNOB, cand_plan, &x, sizeof(lb_gemv_cfg),

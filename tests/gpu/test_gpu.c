@@ -19,6 +19,7 @@
 #include "lb_ref.h"
 #include "lb_sweep.h"
 #include "lb_test.h"
+#include "lb_timer.h"
 #include "lb_tuner.h"
 #include "lowbit.h"
 
@@ -28,32 +29,6 @@ static int checks;
 #define failures lb_test_failures
 /* counts every check, then lb_test.h's CHECK */
 #define GCHECK(...) do { checks++; CHECK(__VA_ARGS__); } while (0)
-
-static void *upload(const void *h, size_t bytes) {
-  void *d = NULL;
-  if (h == NULL || bytes == 0) return NULL;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) return NULL;
-  cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-  return d;
-}
-
-/* A case's packed weights, scales, zeros and bias on the device (each
-** NULL where the case has none or the copy failed). */
-static lb_weights upload_weights(const lb_case *c) {
-  lb_weights w;
-  w.packed = upload(c->packed, c->packed_bytes);
-  w.scales = upload(c->scales, c->scale_bytes);
-  w.zeros = upload(c->zeros, c->zero_bytes);
-  w.bias = upload(c->bias, c->bias_bytes);
-  return w;
-}
-
-static void free_weights(lb_weights *w) {
-  cudaFree((void *)w->packed);
-  cudaFree((void *)w->scales);
-  cudaFree((void *)w->zeros);
-  cudaFree((void *)w->bias);
-}
 
 static int splits_run;   /* GEMM cases that split K */
 
@@ -187,8 +162,8 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     GCHECK(0, "reference: %s", lb_errmsg());
     goto done;
   }
-  w = upload_weights(&c);
-  dx = upload(c.x, c.x_bytes);
+  lb_upload_weights(&c, &w);
+  dx = lb_upload(c.x, c.x_bytes);
   if (cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess) dy = NULL;
   if (!w.packed || !w.scales || !dx || !dy) {
     GCHECK(0, "device allocation failed");
@@ -219,7 +194,7 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
   lb_op_destroy(op);
-  free_weights(&w);
+  lb_free_weights(&w);
   cudaFree(dx);
   cudaFree(dy);
   free(y64);
@@ -277,7 +252,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
   GCHECK(st == LB_OK, "lb_op_overlap: %s", lb_errmsg());
   GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
          lb_errmsg());
-  w = upload_weights(&c);
+  lb_upload_weights(&c, &w);
   y64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   mag64 = malloc(sizeof(double) * (size_t)m * (size_t)n);
   hy = malloc(c.y_bytes + GUARD);
@@ -321,7 +296,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
          bytes ? ", sharing a work space" : "");
 done:
   lb_op_destroy(op);
-  free_weights(&w);
+  lb_free_weights(&w);
   for (i = 0; i < 3; i++) cudaFree(d[i]);
   free(hy);
   free(x0);
@@ -362,7 +337,7 @@ static void pack_case(lb_ctx *ctx, const lb_recipe *r, int n, int k,
     codes[i] = (uint8_t)(seed >> 24) & mask;
   }
   GCHECK(lb_pack(r, n, k, codes, want) == LB_OK, "lb_pack: %s", lb_errmsg());
-  dcodes = upload(codes, nk);
+  dcodes = lb_upload(codes, nk);
   if (cudaMalloc(&dpacked, sz.packed) != cudaSuccess) dpacked = NULL;
   if (!dcodes || !dpacked) {
     GCHECK(0, "pack n=%d k=%d: device allocation failed", n, k);
@@ -609,20 +584,67 @@ static void dump_check(lb_ctx *ctx, const char *recipe) {
   lb_recipe_free(r);
 }
 
-/* One run of op at m rows (no work space), output poisoned, checked. */
-static void plan_run(const lb_op *op, const lb_case *c, const lb_weights *w,
-                     const void *dx, void *dy, unsigned char *hy,
-                     const double *y64, const double *mag64,
-                     const char *what) {
+/* A layer on the device with its float64 reference: fresh random data of
+** maxm rows, the weights, x, and y (with GUARD bytes past it). */
+typedef struct dev_case {
+  lb_case c;
+  lb_weights w;
+  double *y64, *mag64;
+  unsigned char *hy;
+  void *dx, *dy;
+  int made;
+} dev_case;
+
+static void dev_case_free(dev_case *d) {
+  lb_free_weights(&d->w);
+  cudaFree(d->dx);
+  cudaFree(d->dy);
+  free(d->y64);
+  free(d->mag64);
+  free(d->hy);
+  if (d->made) lb_case_free(&d->c);
+  memset(d, 0, sizeof *d);
+}
+
+static int dev_case_make(dev_case *d, const lb_recipe *r, int maxm, int n,
+                         int k, uint64_t seed) {
+  memset(d, 0, sizeof *d);
+  if (!(d->made = lb_case_make(&d->c, r, maxm, n, k, seed))) return 0;
+  d->y64 = malloc(sizeof(double) * (size_t)maxm * (size_t)n);
+  d->mag64 = malloc(sizeof(double) * (size_t)maxm * (size_t)n);
+  d->hy = malloc(d->c.y_bytes + GUARD);
+  d->dx = lb_upload(d->c.x, d->c.x_bytes);
+  if (!lb_upload_weights(&d->c, &d->w) || !d->y64 || !d->mag64 || !d->hy ||
+      !d->dx || cudaMalloc(&d->dy, d->c.y_bytes + GUARD) != cudaSuccess ||
+      !lb_case_reference(&d->c, d->y64, d->mag64)) {
+    dev_case_free(d);
+    return 0;
+  }
+  return 1;
+}
+
+/* The case's first m rows, as a case of their own. */
+static lb_case dev_case_rows(const dev_case *d, int m) {
+  lb_case v = d->c;
+  v.m = m;
+  v.y_bytes = (size_t)m * (size_t)v.n * (size_t)lb_dtype_size(v.r->out);
+  return v;
+}
+
+/* One run of op at m rows (a work space of `bytes` at ws, or none), output
+** poisoned, checked against the reference. */
+static void plan_run(const lb_op *op, dev_case *d, int m, void *ws,
+                     size_t bytes, const char *what) {
+  const lb_case v = dev_case_rows(d, m);
   double err = 0, rel = 0;
-  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+  cudaMemset(d->dy, 0xff, v.y_bytes + GUARD);
   cudaDeviceSynchronize();
-  if (lb_op_run(op, c->m, dx, w, dy, NULL) != LB_OK ||
+  if (lb_op_run_ws(op, m, d->dx, &d->w, d->dy, ws, bytes, NULL) != LB_OK ||
       cudaDeviceSynchronize() != cudaSuccess) {
     GCHECK(0, "%s: run: %s", what, lb_errmsg());
     return;
   }
-  check_y(c, dy, hy, y64, mag64, what, &err, &rel);
+  check_y(&v, d->dy, d->hy, d->y64, d->mag64, what, &err, &rel);
 }
 
 /* The plan an op's bucket for m uses must be want, from `from`. */
@@ -649,17 +671,13 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   const int m = 100, n = 256;
   lb_recipe *r = NULL;
   lb_op *op = NULL, *op2 = NULL;
-  lb_case c;
-  lb_weights w;
-  double *y64 = NULL, *mag64 = NULL;
-  unsigned char *hy = NULL;
-  void *dx = NULL, *dy = NULL;
+  dev_case d;
   struct cudaDeviceProp prop;
-  int count = 0, vcount = 0, k, made = 0, before = failures;
+  int count = 0, vcount = 0, k, before = failures;
   char prev[4200] = "";   /* LOWBIT_CACHE_DIR, restored after */
   const char *e = getenv("LOWBIT_CACHE_DIR");
   FILE *f;
-  memset(&w, 0, sizeof w);
+  memset(&d, 0, sizeof d);
   if (e) snprintf(prev, sizeof prev, "%s", e);
   if (recipe == NULL || cand == NULL || vcand == NULL ||
       mkdtemp(dir) == NULL ||
@@ -672,15 +690,7 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   unsetenv("LOWBIT_TUNE");
   unsetenv("LOWBIT_GEMM");
   k = r->group ? 4 * r->group : 512;
-  if (!(made = lb_case_make(&c, r, m, n, k, 77))) goto done;
-  y64 = malloc(sizeof(double) * (size_t)m * n);
-  mag64 = malloc(sizeof(double) * (size_t)m * n);
-  hy = malloc(c.y_bytes + GUARD);
-  w = upload_weights(&c);
-  dx = upload(c.x, c.x_bytes);
-  if (!y64 || !mag64 || !hy || !dx || !w.packed ||
-      cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess ||
-      !lb_case_reference(&c, y64, mag64)) {
+  if (!dev_case_make(&d, r, m, n, k, 77)) {
     GCHECK(0, "tuning table: data: %s", lb_errmsg());
     goto done;
   }
@@ -704,17 +714,14 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
     goto done;
   }
   plan_is(op, m, cand[1], LB_PLAN_TABLE, "the table's plan");
-  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "the table's plan");
+  plan_run(op, &d, m, NULL, 0, "the table's plan");
   {   /* the GEMV's, on the first 4 rows */
-    lb_case four = c;
-    four.m = 4;
-    four.y_bytes = (size_t)4 * n * (size_t)lb_dtype_size(r->out);
     plan_is(op, 4, vcand[1], LB_PLAN_TABLE, "the table's GEMV plan");
-    plan_run(op, &four, &w, dx, dy, hy, y64, mag64, "the table's GEMV plan");
+    plan_run(op, &d, 4, NULL, 0, "the table's GEMV plan");
     GCHECK(lb_op_set_plan(op, 4, vcand[0]) == LB_OK,
            "lb_op_set_plan (GEMV): %s", lb_errmsg());
     plan_is(op, 4, vcand[0], LB_PLAN_SET, "a GEMV plan set");
-    plan_run(op, &four, &w, dx, dy, hy, y64, mag64, "a GEMV plan set");
+    plan_run(op, &d, 4, NULL, 0, "a GEMV plan set");
     GCHECK(lb_op_set_plan(op, 4, "split=3") == LB_EARG,
            "a bad GEMV plan was set");
     plan_is(op, 4, vcand[0], LB_PLAN_SET, "after a bad GEMV plan");
@@ -725,13 +732,13 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   GCHECK(lb_op_set_plan(op, m, cand[2]) == LB_OK, "lb_op_set_plan: %s",
          lb_errmsg());
   plan_is(op, m, cand[2], LB_PLAN_SET, "a plan set");
-  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "a plan set");
+  plan_run(op, &d, m, NULL, 0, "a plan set");
   GCHECK(lb_op_set_plan(op, m, "wn=3") == LB_EARG, "a bad plan was set");
   plan_is(op, m, cand[2], LB_PLAN_SET, "after a bad plan");
   GCHECK(lb_op_set_plan(op, m, NULL) == LB_OK, "lb_op_set_plan NULL: %s",
          lb_errmsg());
   plan_is(op, m, cand[1], LB_PLAN_TABLE, "back to the table's");
-  plan_run(op, &c, &w, dx, dy, hy, y64, mag64, "back to the table's");
+  plan_run(op, &d, m, NULL, 0, "back to the table's");
   setenv("LOWBIT_TUNE", "0", 1);
   if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
     plan_is(op2, m, cand[0], LB_PLAN_RULES, "LOWBIT_TUNE=0");
@@ -771,15 +778,9 @@ done:
   }
   lb_op_destroy(op);
   lb_op_destroy(op2);
-  free_weights(&w);
-  cudaFree(dx);
-  cudaFree(dy);
-  free(y64);
-  free(mag64);
-  free(hy);
+  dev_case_free(&d);
   free(cand);
   free(vcand);
-  if (made) lb_case_free(&c);
   lb_recipe_free(r);
 }
 
@@ -796,28 +797,17 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
   struct cudaDeviceProp prop;
   lb_recipe *r = NULL;
   lb_op *op = NULL;
-  lb_case c;
-  lb_weights w;
-  double *y64 = NULL, *mag64 = NULL;
-  unsigned char *hy = NULL;
-  void *dx = NULL, *dy = NULL, *ws = NULL;
-  int made = 0, k, mi, i, plans = 0, before = failures;
-  memset(&w, 0, sizeof w);
+  dev_case d;
+  void *ws = NULL;
+  int k, mi, i, plans = 0, before = failures;
+  memset(&d, 0, sizeof d);
   if (recipe == NULL || cand == NULL || lb_recipe_load(recipe, &r) != LB_OK ||
       cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     GCHECK(0, "plans: setup: %s", lb_errmsg());
     goto done;
   }
   k = r->group ? 2 * r->group : 256;
-  if (!(made = lb_case_make(&c, r, maxm, n, k, 99))) goto done;
-  y64 = malloc(sizeof(double) * (size_t)maxm * n);
-  mag64 = malloc(sizeof(double) * (size_t)maxm * n);
-  hy = malloc(c.y_bytes + GUARD);
-  w = upload_weights(&c);
-  dx = upload(c.x, c.x_bytes);
-  if (!y64 || !mag64 || !hy || !dx || !w.packed ||
-      cudaMalloc(&dy, c.y_bytes + GUARD) != cudaSuccess ||
-      !lb_case_reference(&c, y64, mag64) ||
+  if (!dev_case_make(&d, r, maxm, n, k, 99) ||
       lb_op_create(ctx, r, n, k, &op) != LB_OK) {
     GCHECK(0, "plans: data or op: %s", lb_errmsg());
     goto done;
@@ -825,9 +815,6 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
   for (mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++) {
     const int m = ms[mi];
     int count = 0;
-    lb_case view = c;
-    view.m = m;
-    view.y_bytes = (size_t)m * n * (size_t)lb_dtype_size(r->out);
     if (lb_plan_candidates(r, n, k, m, prop.multiProcessorCount,
                            prop.major * 10 + prop.minor, NULL, cand, 64,
                            &count) != LB_OK) {
@@ -840,7 +827,6 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
       char what[160];
       size_t bytes = 0;
       int pass;
-      double err = 0, rel = 0;
       snprintf(what, sizeof what, "%s m=%d n=%d k=%d plan %s",
                lb_recipe_name(r), m, n, k, cand[i]);
       if (lb_op_set_plan(op, m, cand[i]) != LB_OK ||
@@ -857,14 +843,7 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
                           bytes == 0 ||
                           cudaMalloc(&ws, bytes) != cudaSuccess))
           break;
-        cudaMemset(dy, 0xff, view.y_bytes + GUARD);
-        cudaDeviceSynchronize();
-        if (lb_op_run_ws(op, m, dx, &w, dy, ws, bytes, NULL) != LB_OK ||
-            cudaDeviceSynchronize() != cudaSuccess) {
-          GCHECK(0, "%s: run: %s", what, lb_errmsg());
-          break;
-        }
-        check_y(&view, dy, hy, y64, mag64, what, &err, &rel);
+        plan_run(op, &d, m, ws, bytes, what);
       }
     }
   }
@@ -873,15 +852,9 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
                                                                : "all right");
 done:
   lb_op_destroy(op);
-  free_weights(&w);
-  cudaFree(dx);
-  cudaFree(dy);
+  dev_case_free(&d);
   cudaFree(ws);
-  free(y64);
-  free(mag64);
-  free(hy);
   free(cand);
-  if (made) lb_case_free(&c);
   lb_recipe_free(r);
 }
 
