@@ -674,11 +674,15 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   dev_case d;
   struct cudaDeviceProp prop;
   int count = 0, vcount = 0, k, before = failures;
-  char prev[4200] = "";   /* LOWBIT_CACHE_DIR, restored after */
+  /* LOWBIT_CACHE_DIR and LOWBIT_PLAN (run.sh's stress run sets it),
+  ** restored after */
+  char prev[4200] = "", prevplan[LB_PLAN_LEN] = "";
   const char *e = getenv("LOWBIT_CACHE_DIR");
+  const char *ep = getenv("LOWBIT_PLAN");
   FILE *f;
   memset(&d, 0, sizeof d);
   if (e) snprintf(prev, sizeof prev, "%s", e);
+  if (ep) snprintf(prevplan, sizeof prevplan, "%s", ep);
   if (recipe == NULL || cand == NULL || vcand == NULL ||
       mkdtemp(dir) == NULL ||
       lb_recipe_load(recipe, &r) != LB_OK ||
@@ -689,6 +693,7 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   setenv("LOWBIT_CACHE_DIR", dir, 1);
   unsetenv("LOWBIT_TUNE");
   unsetenv("LOWBIT_GEMM");
+  unsetenv("LOWBIT_PLAN");
   k = r->group ? 4 * r->group : 512;
   if (!dev_case_make(&d, r, m, n, k, 77)) {
     GCHECK(0, "tuning table: data: %s", lb_errmsg());
@@ -754,6 +759,14 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
     op2 = NULL;
   }
   unsetenv("LOWBIT_GEMM");
+  setenv("LOWBIT_PLAN", vcand[0], 1);
+  if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
+    plan_is(op2, 4, vcand[0], LB_PLAN_ENV, "LOWBIT_PLAN");
+    plan_is(op2, m, cand[1], LB_PLAN_TABLE, "LOWBIT_PLAN leaves the GEMM");
+    lb_op_destroy(op2);
+    op2 = NULL;
+  }
+  unsetenv("LOWBIT_PLAN");
   GCHECK(lb_tune_path(ctx, path, sizeof path) == LB_OK, "lb_tune_path: %s",
          lb_errmsg());
   if ((f = fopen(path, "a")) != NULL) {
@@ -770,6 +783,10 @@ done:
     setenv("LOWBIT_CACHE_DIR", prev, 1);
   else
     unsetenv("LOWBIT_CACHE_DIR");
+  if (prevplan[0])
+    setenv("LOWBIT_PLAN", prevplan, 1);
+  else
+    unsetenv("LOWBIT_PLAN");
   unsetenv("LOWBIT_TUNE");
   unsetenv("LOWBIT_GEMM");
   if (dir[strlen(dir) - 1] != 'X') {
