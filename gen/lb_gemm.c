@@ -125,10 +125,15 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
   ** as many, measured faster for every shipped width at M = 16, e.g.
   ** a16w4 8192 x 8192 27.5 against 30.0 us, a16w2 31.1 against 47.6);
-  ** up to 64 rows two warps share each stage, taking alternate code rows:
-  ** their sums meet at the end. */
+  ** up to 16 rows two warps share each stage, taking alternate code rows:
+  ** their sums meet at the end.  At 17..64 rows one warp takes all of
+  ** them: lowbit tune on an H100 (every shipped recipe and a16w7_g32,
+  ** the four benchmark shapes, 2026-11-24) found wk = 1 faster in 47 of
+  ** 52 cases, by 10% (17..32) and 8% (33..64) in the geometric mean,
+  ** and two blocks an SM (below) faster still; at 9..16 rows it was 3%
+  ** slower. */
   c->warps_n = bucket == 0 ? 2 : 4;
-  c->warps_k = c->bm <= 64 ? 2 : 1;
+  c->warps_k = bucket == 0 ? 2 : 1;
   c->warps_n = pick(kn, K_WN, c->warps_n);
   c->warps_k = pick(kn, K_WK, c->warps_k);
   c->warps_m = pick(kn, K_WM, c->warps_m);
@@ -137,7 +142,14 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
-  c->r = pick(kn, K_R, c->bm <= 64 ? 8 : 2);
+  /* Up to 16 rows, 16 code rows where the codes are 3 bits or fewer
+  ** (a packing tile has 32 or 16 rows then): half the barriers, and the
+  ** same tune found it 13 to 31% faster for a16w1, a16w2 and a16w3 at
+  ** every benchmark shape (a16w2 14336 x 4096: 38.8 -> 26.7 us), but 23%
+  ** slower for a16w7_g32 at 8192 x 8192. */
+  c->r = pick(kn, K_R, bucket == 0 && lay->bits <= 3 ? 16
+                       : c->bm <= 64                ? 8
+                                                    : 2);
   if (c->r > lay->codes) c->r = lay->codes;
   /* What 160 KB parts ask for (lift): 8 code rows at 33..64 rows, 4 past
   ** 64 where a warp has one channel group (with two, 4 rows spilled on
@@ -227,13 +239,15 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** -> 81.0 (a16w8_channel 82.9 -> 72.7, 4096 x 14336 105.4 -> 94.8);
   ** M = 32, split 2 ways, 37.2 -> 35.2 (a16w3 42.0 -> 38.4; but a16w1
   ** and a16w2 54.6 -> 61.2 and 53.8 -> 61.4, hence 3 bits and more
-  ** there).  Not at 33..64 rows (split 2 ways, 51.6 -> 56.0), nor up to
-  ** 16 (not measured).  An sm_80 (164 KB an SM) reads the same plan and
-  ** keeps one block: not measured there. */
+  ** there).  With one warp a code row (wk = 1, from 17 rows), two blocks
+  ** won for every width at 17..64 rows too (lowbit tune, above: a16w4
+  ** 8192 x 8192 M = 32 33.5 -> 29.8 us, M = 64 50.9 -> 43.6; a16w2
+  ** 14336 x 4096 M = 32 43.8 -> 31.5, M = 64 60.7 -> 44.2).  Not up to
+  ** 16 rows (not measured with wk = 2; r = 16 and st = 2 there was
+  ** mixed).  An sm_80 (164 KB an SM) reads the same plan and keeps one
+  ** block: not measured there. */
   c->per_sm = 1;
-  if (pick(kn, K_BS, (bucket == 1 && f->lay.bits >= 3) || bucket >= 3 ? 2
-                                                                      : 1) ==
-          2 &&
+  if (pick(kn, K_BS, bucket >= 1 ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= 2 &&
       2 * (2 * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
     c->stages = 2;

@@ -100,19 +100,19 @@ static void plans_parse(const lb_recipe *r) {
   CHECK(rules && same && strcmp(rules, same) == 0,
         "an empty plan changed the source");
   /* a plan: named in the source, and the constants it sets */
-  CHECK(lb_generate_plan(r, N, K, 64, 132, "wn=2,st=3", &with) == LB_OK,
-        "wn=2,st=3: %s", lb_errmsg());
+  CHECK(lb_generate_plan(r, N, K, 64, 132, "wn=2,st=3,bs=1", &with) == LB_OK,
+        "wn=2,st=3,bs=1: %s", lb_errmsg());
   CHECK(with && strstr(with, "Plan changed by the caller: "
-                             "\"wn=2,st=3\"") != NULL,
+                             "\"wn=2,st=3,bs=1\"") != NULL,
         "the source does not name its plan");
   CHECK(with && strstr(with, "LB_WARPS_N = 2;") != NULL &&
             strstr(with, "LB_STAGES = 3;") != NULL,
-        "wn=2,st=3 did not reach the constants");
+        "wn=2,st=3,bs=1 did not reach the constants");
   /* lowbit tune compiles ahead with lb_generate_plan what the op then
   ** makes for lb_op_set_plan: the two sources must be the same bytes */
   {
     char *op_src = NULL, *op_gemv = NULL, *gen_gemv = NULL;
-    CHECK(lb_gen_gemm(r, N, K, lb_gemm_bucket(64), 132, "wn=2,st=3",
+    CHECK(lb_gen_gemm(r, N, K, lb_gemm_bucket(64), 132, "wn=2,st=3,bs=1",
                       "lb_op_set_plan", NULL, &op_src) == LB_OK &&
               with && op_src && strcmp(with, op_src) == 0,
           "the op's source for a plan set differs from lb_generate_plan's");
