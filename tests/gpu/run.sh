@@ -149,10 +149,10 @@ lap "bench gemm"
 "$build/lowbit" bench "$root/recipes/a16w4_g128.lua" --m 1,16,32,64,128,1024 \
   --flush write >"$out/bench-write.log" 2>&1 || bench_rc=1
 lap "bench write"
-# lowbit tune on the main job's recipe (its default M: the GEMV and every
-# GEMM bucket; the issue asks for under 60 s): every candidate plan checked against the float64 reference on sampled
-# rows, then timed; in a cache of its own, so that nothing above read its
-# table.
+# lowbit tune on the main job's recipe with its default M (the GEMV and
+# every GEMM bucket; the issue asks for under 60 s): every candidate plan
+# checked against the float64 reference on sampled rows, then timed; in a
+# cache of its own, so that nothing above read its table.
 rm -rf "$build/tune-cache"
 LOWBIT_CACHE_DIR=$build/tune-cache "$build/lowbit" tune \
   "$root/recipes/a16w4_g128.lua" --n 4096 --k 4096 \
