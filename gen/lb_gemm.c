@@ -257,6 +257,14 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
     int cap = pick(kn, K_ST, 4);
     if (c->stages > cap) c->stages = cap;
   }
+  /* Blocks an sm_90 holds at once whatever the plan meant (up to 16 rows
+  ** a block's stages are small enough for two): split-K may fill them
+  ** (lb_gemm_splits).  Parts of 99 KB: per_sm (not measured). */
+  c->fit = c->per_sm;
+  if (budget == LB_SMEM_HI_KB &&
+      2 * (c->stages * c->stage + c->sres + LB_SMEM_RESERVED) <=
+          LB_SMEM_SM_KB * 1024)
+    c->fit = 2;
   /* scale groups a sub-stage meets */
   span = 32 * c->r;
   c->gss = f->per_channel            ? 1
@@ -482,11 +490,23 @@ lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
 
 /* Split-K where the tiles of m rows fill at most half the blocks the SMs
 ** hold at once (per_sm an SM): as many splits as keep one such wave (at
-** most 4), each at least 2 sub-stages long. */
+** most 4), each at least 2 sub-stages long.  Where an SM holds more
+** blocks than the plan meant (fit), those fill them too if each split
+** still takes 4096 k-values: at 9..16 rows with 128 tiles (N = 4096,
+** 32-channel tiles) one block an SM left half of each SM's room idle, and
+** K split 2 ways measured (lowbit tune on an H100, M = 16, 14336 x 4096)
+** a16w4_g128 32.9 -> 27.6 us, a16w2_g64 38.8 -> 31.4, a16w8_channel
+** 39.3 -> 32.6; but at 4096 x 4096 3 to 6% slower. */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
-  long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s;
+  long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s, f;
   if (c->sk) return c->sk < c->nss ? c->sk : c->nss;   /* an experiment */
-  s = (long long)sms * c->per_sm / (blocks > 0 ? blocks : 1);
+  if (blocks < 1) blocks = 1;
+  s = (long long)sms * c->per_sm / blocks;
+  for (f = (long long)sms * c->fit / blocks; f > s; f--)
+    if ((long long)c->nss * 32 * c->r / f >= 4096) {
+      s = f;
+      break;
+    }
   if (s > 4) s = 4;
   if (s > c->nss / 2) s = c->nss / 2;
   return s >= 2 ? (int)s : 1;

@@ -40,6 +40,8 @@ typedef struct lb_gemm_cfg {
                           ** resident scales */
   int per_sm;             /* blocks the plan means an SM to hold (2: two
                           ** stages so that two fit an sm_90; else 1) */
+  int fit;                /* blocks an SM holds by shared memory, at most
+                          ** 2: split-K fills that many (lb_gemm_splits) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for the parts with 160 KB of shared memory a

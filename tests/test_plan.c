@@ -126,8 +126,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                                         LB_SMEM_SM_KB * 1024)),
         "%s n=%d k=%d b%d: hi plan %d x %d r %d, lo plan %d x %d r %d", name,
         n, k, bucket, p.hi.bm, p.hi.bn, p.hi.r, p.lo.bm, p.lo.bn, p.lo.r);
-  /* split K, on both plans: one wave at most (per_sm blocks an SM),
-  ** every split at least two sub-stages */
+  /* split K, on both plans: one wave at most (fit blocks an SM: two only
+  ** on 160 KB parts where shared memory holds two), every split at least
+  ** two sub-stages */
   for (int h = 0; h < 2; h++) {
     static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
                              1024};
@@ -140,7 +141,11 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         blocks = c.gridn * ((m + c.bm - 1) / c.bm);
         sp = lb_gemm_splits(&c, m, sms);
         CHECK(sp >= 1 && sp <= 4 && c.per_sm >= 1 && c.per_sm <= 2 &&
-                  (sp == 1 || (sp * blocks <= sms * c.per_sm && 2 * sp <= c.nss)),
+                  c.fit >= c.per_sm && c.fit <= 2 &&
+                  (c.fit == 1 || h == 1) &&
+                  (c.fit == 1 ||
+                   2 * (c.smem + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) &&
+                  (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)),
               "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
               "blocks", name, n, k, m, sms, sp, c.nss, blocks);
       }

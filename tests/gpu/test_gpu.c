@@ -458,7 +458,10 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         {33, 300, 1024}, {64, 1000, 0}, {127, 300, 1024}, {128, 64, 0},
         {255, 4112, 512}, {1024, 256, 512}, {4096, 48, 0},
         /* split K (narrow, deep layers): 4 ways at 16, 64 and 100 rows */
-        {16, 1000, 4096}, {64, 1000, 4096}, {100, 300, 2048}};
+        {16, 1000, 4096}, {64, 1000, 4096}, {100, 300, 2048},
+        /* 2 ways at 12 rows: 128 tiles, split only to fill the second
+        ** block an sm_90 holds (lb_gemm_cfg.fit) */
+        {12, 4096, 8192}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
