@@ -193,9 +193,9 @@ if room 25 "bench-write"; then
   lap "bench write"
 fi
 # Narrow, small and odd-width layers (N 16..16384, K 256..16384); last, and
-# with 50 iterations (150 s of a 510 s run).
-if room 160 "bench-narrow"; then
-  "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 --iters 50 \
+# with 30 iterations (at 50 they took 150 s of a 547 s run).
+if room 120 "bench-narrow"; then
+  "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 --iters 30 \
     --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
