@@ -451,6 +451,41 @@ static void table(const lb_recipe *r) {
   unsetenv("LOWBIT_CACHE_DIR");
 }
 
+/* The rules lowbit tune's measurements set (gen/lb_gemm.c says what was
+** measured): a change to them should be one that was measured too, and
+** this test then says so.  4-bit group 128 (r) and 3-bit (r3), 132 SMs. */
+static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
+  lb_gemm_plans p;
+  int b;
+  for (b = 1; b <= 2; b++) {   /* 17..64 rows: one warp a code row, two
+                               ** blocks an SM */
+    CHECK(lb_plan_gemm(r, 8192, 8192, b, 132, NULL, "test", &p) == LB_OK &&
+              p.hi.warps_k == 1 && p.hi.per_sm == 2 && p.hi.stages == 2,
+          "bucket %d: wk %d, %d blocks an SM, %d stages", b, p.hi.warps_k,
+          p.hi.per_sm, p.hi.stages);
+  }
+  CHECK(lb_plan_gemm(r, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.warps_k == 2 && p.hi.r == 8,
+        "9..16 rows, 4-bit: wk %d, %d code rows", p.hi.warps_k, p.hi.r);
+  CHECK(lb_plan_gemm(r3, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.r == 16,
+        "9..16 rows, 3-bit: %d code rows, not 16", p.hi.r);
+  /* split-K filling the second block an SM holds: 128 tiles at 16 rows,
+  ** where each split keeps 4096 k-values */
+  CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.fit == 2 && lb_gemm_splits(&p.hi, 16, 132) == 2,
+        "14336 x 4096, M = 16: fit %d, %d splits, not 2", p.hi.fit,
+        lb_gemm_splits(&p.hi, 16, 132));
+  CHECK(lb_plan_gemm(r, 4096, 4096, 0, 132, NULL, "test", &p) == LB_OK &&
+            lb_gemm_splits(&p.hi, 16, 132) == 1,
+        "4096 x 4096, M = 16: %d splits, not 1",
+        lb_gemm_splits(&p.hi, 16, 132));
+  CHECK(lb_plan_gemm(r, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+            lb_gemm_splits(&p.hi, 16, 132) == 1,
+        "8192 x 8192, M = 16 (256 tiles): %d splits, not 1",
+        lb_gemm_splits(&p.hi, 16, 132));
+}
+
 int main(int argc, char **argv) {
   lb_recipe *r = NULL, *r3 = NULL;
   static const char text3[] =
@@ -471,6 +506,7 @@ int main(int argc, char **argv) {
   }
   setenv("LOWBIT_CACHE", "0", 1);   /* real compiles */
   plans_parse(r);
+  measured_rules(r, r3);
   candidates(r, 1, 1);
   candidates(r3, 8, 1);
   candidates(r, 16, 2);
