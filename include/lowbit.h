@@ -141,7 +141,7 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   r   code rows a sub-stage (1 .. 32, powers of 2; cut to fit)
 **   st  pipeline stages, at most (2 .. 16)
 **   sk  K splits given a work space (0: the rule's, 1: none, 2 .. 16)
-**   bs  blocks an SM on 160 KB parts (1, or 2 where two fit)
+**   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages)
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
