@@ -128,7 +128,7 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   ** up to 16 rows two warps share each stage, taking alternate code rows:
   ** their sums meet at the end.  At 17..64 rows one warp takes all of
   ** them: lowbit tune on an H100 (every shipped recipe and a16w7_g32,
-  ** the four benchmark shapes, 2026-11-24) found wk = 1 faster in 47 of
+  ** the four benchmark shapes, 2026-11-24) found wk = 1 faster in 49 of
   ** 52 cases, by 10% (17..32) and 8% (33..64) in the geometric mean,
   ** and two blocks an SM (below) faster still; at 9..16 rows it was 3%
   ** slower. */
