@@ -451,6 +451,13 @@ static void table(const lb_recipe *r) {
   unsetenv("LOWBIT_CACHE_DIR");
 }
 
+/* K splits at 16 rows on 132 SMs for a16w4 (r) at n x k (-1: no plan). */
+static int splits16(const lb_recipe *r, int n, int k) {
+  lb_gemm_plans p;
+  if (lb_plan_gemm(r, n, k, 0, 132, NULL, "test", &p) != LB_OK) return -1;
+  return lb_gemm_splits(&p.hi, 16, 132);
+}
+
 /* The rules lowbit tune's measurements set (gen/lb_gemm.c says what was
 ** measured): a change to them should be one that was measured too, and
 ** this test then says so.  4-bit group 128 (r) and 3-bit (r3), 132 SMs. */
@@ -473,17 +480,13 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
   /* split-K filling the second block an SM holds: 128 tiles at 16 rows,
   ** where each split keeps 4096 k-values */
   CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.fit == 2 && lb_gemm_splits(&p.hi, 16, 132) == 2,
+            p.hi.fit == 2 && splits16(r, 4096, 14336) == 2,
         "14336 x 4096, M = 16: fit %d, %d splits, not 2", p.hi.fit,
-        lb_gemm_splits(&p.hi, 16, 132));
-  CHECK(lb_plan_gemm(r, 4096, 4096, 0, 132, NULL, "test", &p) == LB_OK &&
-            lb_gemm_splits(&p.hi, 16, 132) == 1,
-        "4096 x 4096, M = 16: %d splits, not 1",
-        lb_gemm_splits(&p.hi, 16, 132));
-  CHECK(lb_plan_gemm(r, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
-            lb_gemm_splits(&p.hi, 16, 132) == 1,
-        "8192 x 8192, M = 16 (256 tiles): %d splits, not 1",
-        lb_gemm_splits(&p.hi, 16, 132));
+        splits16(r, 4096, 14336));
+  CHECK(splits16(r, 4096, 4096) == 1, "4096 x 4096, M = 16: %d splits, "
+        "not 1", splits16(r, 4096, 4096));
+  CHECK(splits16(r, 8192, 8192) == 1, "8192 x 8192, M = 16 (256 tiles): "
+        "%d splits, not 1", splits16(r, 8192, 8192));
 }
 
 int main(int argc, char **argv) {

@@ -150,7 +150,6 @@ if room 60 sanitizer; then
     rm -f "$out/san.$tool.log" "$out/san.$tool.summary"
   done
   # every case of every tool must end with exit 0 (no report) and say so
-  san_rc=0
   grep -vq "(exit 0)$" "$out/sanitizer-summary.txt" && san_rc=1
   [ "$(grep -c "(exit 0)$" "$out/sanitizer-summary.txt")" -eq \
     $((${#tools[@]} * ${#cases[@]})) ] || san_rc=1

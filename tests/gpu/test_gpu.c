@@ -661,6 +661,33 @@ static void plan_is(const lb_op *op, int m, const char *want,
          plan, (int)got, want ? want : "any", (int)from, lb_errmsg());
 }
 
+/* The variables that choose a plan or where the table lives: a check that
+** sets its own keeps the caller's (run.sh's stress run sets LOWBIT_PLAN)
+** and puts them back after. */
+static const char *const plan_env[] = {"LOWBIT_CACHE_DIR", "LOWBIT_TUNE",
+                                       "LOWBIT_GEMM", "LOWBIT_PLAN"};
+#define NPLAN_ENV ((int)(sizeof plan_env / sizeof plan_env[0]))
+
+static void plan_env_keep(char *kept[NPLAN_ENV]) {
+  int i;
+  for (i = 0; i < NPLAN_ENV; i++) {
+    const char *v = getenv(plan_env[i]);
+    kept[i] = v ? strdup(v) : NULL;
+    unsetenv(plan_env[i]);
+  }
+}
+
+static void plan_env_put_back(char *kept[NPLAN_ENV]) {
+  int i;
+  for (i = 0; i < NPLAN_ENV; i++) {
+    if (kept[i])
+      setenv(plan_env[i], kept[i], 1);
+    else
+      unsetenv(plan_env[i]);
+    free(kept[i]);
+  }
+}
+
 /* The tuning table and plans set on an op: an op made after lb_tune_save
 ** takes the table's plan for that GEMM bucket and for the GEMV, and
 ** computes the same product;
@@ -677,15 +704,10 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   dev_case d;
   struct cudaDeviceProp prop;
   int count = 0, vcount = 0, k, before = failures;
-  /* LOWBIT_CACHE_DIR and LOWBIT_PLAN (run.sh's stress run sets it),
-  ** restored after */
-  char prev[4200] = "", prevplan[LB_PLAN_LEN] = "";
-  const char *e = getenv("LOWBIT_CACHE_DIR");
-  const char *ep = getenv("LOWBIT_PLAN");
+  char *kept[NPLAN_ENV];
   FILE *f;
   memset(&d, 0, sizeof d);
-  if (e) snprintf(prev, sizeof prev, "%s", e);
-  if (ep) snprintf(prevplan, sizeof prevplan, "%s", ep);
+  plan_env_keep(kept);
   if (recipe == NULL || cand == NULL || vcand == NULL ||
       mkdtemp(dir) == NULL ||
       lb_recipe_load(recipe, &r) != LB_OK ||
@@ -694,9 +716,6 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
     goto done;
   }
   setenv("LOWBIT_CACHE_DIR", dir, 1);
-  unsetenv("LOWBIT_TUNE");
-  unsetenv("LOWBIT_GEMM");
-  unsetenv("LOWBIT_PLAN");
   k = r->group ? 4 * r->group : 512;
   if (!dev_case_make(&d, r, m, n, k, 77)) {
     GCHECK(0, "tuning table: data: %s", lb_errmsg());
@@ -782,16 +801,7 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
   printf("tuning table: %s\n",
          failures > before ? "FAIL" : "plans taken as said");
 done:
-  if (prev[0])
-    setenv("LOWBIT_CACHE_DIR", prev, 1);
-  else
-    unsetenv("LOWBIT_CACHE_DIR");
-  if (prevplan[0])
-    setenv("LOWBIT_PLAN", prevplan, 1);
-  else
-    unsetenv("LOWBIT_PLAN");
-  unsetenv("LOWBIT_TUNE");
-  unsetenv("LOWBIT_GEMM");
+  plan_env_put_back(kept);
   if (dir[strlen(dir) - 1] != 'X') {
     snprintf(path, sizeof path, "rm -rf %s", dir);
     if (system(path) != 0) printf("could not remove %s\n", dir);
