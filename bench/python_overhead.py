@@ -35,7 +35,10 @@ def torch_costs(n=4096, k=4096, m=1, calls=200, reps=20):
     x = torch.randn(m, k, dtype=torch.float16, device="cuda")
     f = torch.nn.functional.linear
     out = {}
+    lop = torch.ops.lowbit.linear
     for name, fn in (("lowbit.Linear", lambda: q(x)),
+                     ("torch.ops.lowbit.linear", lambda: lop(
+                         x, q.packed, q.scales, q.zeros, q.bias, q.recipe, n, k)),
                      ("F.linear (cuBLAS)", lambda: f(x, lin.weight, lin.bias))):
         for _ in range(10):
             fn()

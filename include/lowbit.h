@@ -138,7 +138,8 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   wk  warps taking alternate code rows (1, 2, 4, 8)
 **   wm  warps along rows (1 .. rows of the bucket's tile / 8, powers of 2)
 **   mj  16-channel groups a warp (1, 2, 4)
-**   r   code rows a sub-stage (1 .. 32, powers of 2; cut to fit)
+**   r   code rows a sub-stage (1 .. 32, powers of 2; cut to fit; more than
+**       a packing tile holds, 8 for 4-bit codes, 4 for 8-bit: whole tiles)
 **   st  pipeline stages, at most (2 .. 16)
 **   sk  K splits given a work space (0: the rule's, 1: none, 2 .. 16)
 **   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages)

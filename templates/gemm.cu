@@ -42,7 +42,12 @@ constexpr int LB_MF = LB_WROWS / 8;
 // Two sets of sums (one per half of a code row) where the warp tile is
 // small: with few fragments, one set makes each MMA wait for the last.
 constexpr int LB_ACCS = LB_MF * LB_MJ <= 4 ? 2 : 1;
-constexpr int LB_NQ = LB_CODES / LB_R;         // sub-stages per packing tile
+// A sub-stage is part of one packing tile (LB_R < LB_CODES: LB_NQ of them
+// tile it) or whole tiles (LB_TPS of them, consecutive words of a channel
+// row): 4- and 8-bit codes fill a tile in 8 and 4 code rows, fewer than
+// the rows a sub-stage wants where the tile of activation rows is small.
+constexpr int LB_NQ = LB_R < LB_CODES ? LB_CODES / LB_R : 1;   // sub-stages a tile
+constexpr int LB_TPS = LB_R > LB_CODES ? LB_R / LB_CODES : 1;  // tiles a sub-stage
 constexpr int LB_TILES = (LB_K + LB_TILE - 1) / LB_TILE;
 constexpr int LB_NSS = (LB_K + 32 * LB_R - 1) / (32 * LB_R);   // sub-stages
 constexpr int LB_ROWW = LB_TILES * 32 * LB_WORDS;   // words per channel
@@ -54,11 +59,15 @@ constexpr int LB_WROWC = LB_WS * 8 + 1;                   // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 ? 64 : 0);  // bytes per row
 constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
 
-// First word (of a packing tile) that sub-stage q reads, and how many it
-// reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
-__host__ __device__ constexpr int lb_ss_w0(int q) { return LB_BITS * LB_R * q / 32; }
+// First word (of its first packing tile) that sub-stage q of a tile reads,
+// and how many it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R
+// (q + 1)), or every word of its LB_TPS tiles.
+__host__ __device__ constexpr int lb_ss_w0(int q) {
+  return LB_R >= LB_CODES ? 0 : LB_BITS * LB_R * q / 32;
+}
 __host__ __device__ constexpr int lb_ss_nw(int q) {
-  return (LB_BITS * LB_R * (q + 1) - 1) / 32 - lb_ss_w0(q) + 1;
+  return LB_R >= LB_CODES ? LB_TPS * LB_WORDS
+                          : (LB_BITS * LB_R * (q + 1) - 1) / 32 - lb_ss_w0(q) + 1;
 }
 __host__ __device__ constexpr bool lb_ws_fits() {
   for (int q = 0; q < LB_NQ; q++)
@@ -69,7 +78,8 @@ __host__ __device__ constexpr bool lb_ws_fits() {
 // The contract with the planner (lb_gemm.c), checked where it is used.
 static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
 static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
-static_assert(LB_CODES % LB_R == 0, "sub-stages tile a packing tile");
+static_assert(LB_CODES % LB_R == 0 || LB_R % LB_CODES == 0,
+              "sub-stages tile a packing tile, or take whole tiles");
 static_assert(LB_R % LB_WARPS_K == 0, "warps split a sub-stage's code rows evenly");
 static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 16 <=
                   LB_STAGES * LB_STAGE_B,
@@ -143,10 +153,10 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
                                          const lb_copy &c, const unsigned *wq,
                                          const lb_act_t *x, int n0, int m0,
                                          int m, bool full_m, bool full_n) {
-  const int tile = ss / LB_NQ, q = ss % LB_NQ;
+  const int tile = ss / LB_NQ * LB_TPS, q = ss % LB_NQ;   // its first tile
   const int w0 = lb_ss_w0(q), nw = lb_ss_nw(q);
   char *const sbuf = smem + buf * LB_STAGE_B;
-  const int k0 = tile * LB_TILE + q * 32 * LB_R;
+  const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
 #pragma unroll
   for (int e = 0; e < LB_XPER; e++) {
@@ -169,9 +179,11 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
       const int ch = min(n0 + (int)threadIdx.x / 8 + lb_erow(e, 8), LB_N - 1);
       src = wq + (long long)ch * LB_ROWW + (tile * LB_WORDS + w0) * 32 + 4 * (threadIdx.x % 8);
     }
+    // (a last sub-stage of whole tiles may reach past the row's last tile)
 #pragma unroll
     for (int w = 0; w < LB_WS; w++)
-      if (LB_WS == 1 || w < nw)
+      if ((LB_WS == 1 || w < nw) &&
+          (LB_TILES % LB_TPS == 0 || tile * LB_WORDS + w < LB_TILES * LB_WORDS))
         lb_cp16(sbuf + c.wsm + (lb_erow(e, 8) * LB_WROWC + 8 * w) * 16, src + 32 * w);
   }
 }
@@ -190,8 +202,7 @@ __device__ __forceinline__ int lb_rot(int ss, int rot, int s0, int ns) {
 }
 
 __device__ __forceinline__ int lb_ss_g0(int ss) {
-  const int k0 = ss / LB_NQ * LB_TILE + ss % LB_NQ * 32 * LB_R;
-  return lb_group_of(k0, LB_NGROUPS);
+  return lb_group_of(ss * 32 * LB_R, LB_NGROUPS);
 }
 
 __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
@@ -256,8 +267,8 @@ __device__ __forceinline__ void lb_rows(
       }
     // This code row's place in the words: which word of the stage it
     // starts in, and how its pair comes out of them.
-    const int i = q * LB_R + ii;   // code row in the tile
-    const int wi = LB_BITS * i / 32 - w0;
+    const int i = LB_R >= LB_CODES ? ii % LB_CODES : q * LB_R + ii;   // code row in its tile
+    const int wi = (LB_R >= LB_CODES ? ii / LB_CODES * LB_WORDS : 0) + LB_BITS * i / 32 - w0;
     const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
     const lb_crow cr = lb_crow_of(i, Q >= 0);
     lb_u4 xv[LB_MF];
@@ -406,8 +417,7 @@ __device__ __forceinline__ void lb_gemm_body(
       lb_load_sg(sg, sc, zr, chs, lb_rot(ss + 1, rot, s0, ns));
 
     const int sk = lb_rot(ss, rot, s0, ns);   // the sub-stage of K this iteration takes
-    const int tile = sk / LB_NQ, q = sk % LB_NQ;
-    const int k0 = tile * LB_TILE + q * 32 * LB_R;
+    const int q = sk % LB_NQ, k0 = sk * 32 * LB_R;
     const int g0 = lb_ss_g0(sk);
     const char *wbuf = lb_smem + buf * LB_STAGE_B;
     const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;

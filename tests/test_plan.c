@@ -86,10 +86,12 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
   CHECK(c.bn % (16 * c.warps_n) == 0 && c.bm % (8 * c.warps_m) == 0,
         "%s n=%d k=%d b%d: tile %d x %d for %d x %d warps", name, n, k, bucket,
         c.bm, c.bn, c.warps_m, c.warps_n);
-  CHECK(pow2(c.r) && lay->codes % c.r == 0 && c.r % c.warps_k == 0,
+  CHECK(pow2(c.r) && (lay->codes % c.r == 0 || c.r % lay->codes == 0) &&
+            c.r % c.warps_k == 0,
         "%s n=%d k=%d b%d: %d code rows a sub-stage (codes %d, %d K-warps)",
         name, n, k, bucket, c.r, lay->codes, c.warps_k);
-  CHECK(c.ws >= (lay->bits * c.r + 31) / 32 && c.ws <= lay->words + 1,
+  CHECK(c.ws >= (lay->bits * c.r + 31) / 32 &&
+            c.ws <= (c.r > lay->codes ? c.r / lay->codes * lay->words : lay->words + 1),
         "%s n=%d k=%d b%d: %d words a sub-stage", name, n, k, bucket, c.ws);
   CHECK(c.gridn * c.bn >= n && (c.gridn - 1) * c.bn < n,
         "%s n=%d k=%d b%d: %d blocks of %d channels", name, n, k, bucket,

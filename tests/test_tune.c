@@ -477,6 +477,11 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
   CHECK(lb_plan_gemm(r3, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
             p.hi.r == 16,
         "9..16 rows, 3-bit: %d code rows, not 16", p.hi.r);
+  /* whole packing tiles a sub-stage: 4-bit codes two at 17..32 rows */
+  CHECK(lb_plan_gemm(r, 8192, 8192, 1, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.r == 16 && p.lo.r == 16 && p.hi.ws == 2,
+        "17..32 rows, 4-bit: %d code rows (99 KB parts %d), %d words, not "
+        "16 and 2", p.hi.r, p.lo.r, p.hi.ws);
   /* split-K filling the second block an SM holds: 128 tiles at 16 rows,
   ** where each split keeps 4096 k-values */
   CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&

@@ -65,6 +65,7 @@ class Linear(nn.Module):
         self.register_buffer("bias", torch.zeros(
             n, dtype=self._dtypes["bias"], device=device) if bias else None)
         self.info = info
+        self._bound = None   # ops.eager's view of the buffers, made on first use
 
     @classmethod
     def from_quantized(cls, recipe, codes, scales, zeros=None, bias=None,
@@ -138,9 +139,20 @@ class Linear(nn.Module):
                                   device=w.device if device is None else device)
 
     def forward(self, x):
+        # eager calls skip the dispatcher (ops.eager); tracing, autograd
+        # and anything the eager path cannot vouch for take the op
+        y = ops.eager(self, x)
+        if y is not None:
+            return y
         return torch.ops.lowbit.linear(x, self.packed, self.scales, self.zeros,
                                        self.bias, self.recipe,
                                        self.out_features, self.in_features)
+
+    def __getstate__(self):
+        # ops.eager's Bound holds a compiled op: made again after unpickling
+        d = dict(self.__dict__)
+        d["_bound"] = None
+        return d
 
     def _apply(self, fn, *args, **kwargs):
         # .half() or .to(dtype) converts every floating buffer; the recipe

@@ -6,7 +6,8 @@
 #   tests/gpu/run.sh [OUTDIR]        (default: $LOWBIT_OUT, else ./gpu-results)
 #
 # OUTDIR receives times.txt, ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
-# python.log (the PyTorch op on the GPU), sanitizer.log and
+# python.log (the PyTorch op on the GPU), python-overhead.log (host cost a
+# call against F.linear), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-write.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt),
 # results.csv, results.json
@@ -157,6 +158,17 @@ if room 60 sanitizer; then
 else
   san_rc=1
 fi
+# lowbit.Linear's host cost a call against F.linear's (cuBLAS) in the same
+# process, and lb_op_run's through ctypes: out of the way of the tests'
+# compiles, which share the CPU.
+if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
+  room 20 python-overhead; then
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+  PYTHONPATH="$root/python" timeout 60 python3 "$root/bench/python_overhead.py" \
+    >"$out/python-overhead.log" 2>&1 || py_rc=1
+  lap "python overhead"
+fi
 bench_rc=0
 tune_rc=0
 # The GEMM's rows: every recipe at M = 16..128 on the issue's headline shape.
@@ -209,6 +221,7 @@ printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
 printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
+sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$( [ $tune_rc -eq 0 ] && echo "pass ($(tail -1 "$out/tune.log" 2>/dev/null | cut -c1-60))" || echo "FAIL (see tune.log)")"

@@ -154,6 +154,34 @@ def test_opcheck():
                           test_utils=("test_schema", "test_faketensor"))
 
 
+def test_eager_path():
+    """Linear's eager calls (ops.eager, past the dispatcher) give the op's
+    bits, read buffers changed in place, follow buffers that are replaced,
+    and a layer that has run still copies (its bound op is made again)."""
+    import copy
+    q, w, b, dt = make("a16w4_g128")
+    x = torch.randn(5, K, device="cuda", dtype=dt)
+
+    def op():
+        return torch.ops.lowbit.linear(x, q.packed, q.scales, q.zeros, q.bias,
+                                       q.recipe, N, K)
+    y = q(x)
+    assert q.__dict__.get("_bound") is not None, "the eager path was not taken"
+    want = op()
+    assert torch.equal(y, want)
+    check(y, x, w, b, dt)
+    q.scales.mul_(2)                 # in place: the same tensor and address
+    assert torch.equal(q(x), op()) and not torch.equal(q(x), want)
+    q.scales = q.scales / 2          # a new tensor in the buffer's place
+    assert torch.equal(q(x), want)
+    assert q.__dict__["_bound"].key[1][0] is q.scales
+    q2 = copy.deepcopy(q)
+    assert q2.__dict__["_bound"] is None
+    assert torch.equal(q2(x), want)
+    with pytest.raises(TypeError, match="x must be torch.float16"):
+        q(x.float())                 # refused by the op, as without the path
+
+
 def test_refusals():
     q, w, b, dt = make("a16w4_g128")
     with pytest.raises(ValueError, match="x is on cpu"):
