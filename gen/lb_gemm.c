@@ -150,24 +150,23 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   ** same tune found it 13 to 31% faster for a16w1, a16w2 and a16w3 at
   ** every benchmark shape (a16w2 14336 x 4096: 38.8 -> 26.7 us), but 23%
   ** slower for a16w7_g32 at 8192 x 8192. */
-  /* Where a packing tile has fewer code rows than that (4-bit codes: 8,
-  ** 8-bit: 4), a sub-stage takes whole tiles up to 32 rows: 8 code rows,
-  ** and 16 on 160 KB parts at 17..32 rows (want, below).  Measured on an
-  ** H100 (lowbit bench, 8192 x 8192 and 14336 x 4096): a16w8_channel at
-  ** 17..32 rows 42.4 -> 34.8 and 39.1 -> 32.1 us (16 rows, against 4), at
-  ** 9..16 33.5 -> 32.8 and 32.5 -> 31.6 (8; 16 was faster at 14336 x
-  ** 4096, 29.6, and slower at 8192 x 8192, 35.9); bf16w4_g128 at 17..32
-  ** rows 32.7 -> 30.8 and 29.4 -> 28.6 (a16w4_g128 29.8 -> 29.4, 28.0 ->
-  ** 28.2); 4-bit codes at 9..16 rows stay at one tile (16 rows: -4% and
-  ** +7%). */
+  /* 8-bit codes fill a packing tile in 4 code rows: up to 32 rows a
+  ** sub-stage takes whole tiles, 8 code rows, and 16 on 160 KB parts at
+  ** 17..32 rows (want, below).  Measured on an H100 (lowbit bench, 8192 x
+  ** 8192 and 14336 x 4096; a16w8_channel): at 17..32 rows 42.4 -> 34.8
+  ** and 39.1 -> 32.1 us (16 rows, against 4; one block an SM then, no
+  ** split), at 9..16 33.5 -> 32.8 and 32.5 -> 31.6 (8; 16 was faster at
+  ** 14336 x 4096, 29.6, and slower at 8192 x 8192, 35.9).  4-bit codes
+  ** keep one tile: 16 rows measured within run-to-run noise (+-5%) at
+  ** 17..32 rows, -4% and +7% at 9..16. */
   c->r = bucket == 0 && lay->bits <= 3 ? 16 : c->bm <= 64 ? 8 : 2;
   if (c->r > lay->codes && bucket > 1) c->r = lay->codes;
   c->r = pick(kn, K_R, c->r);   /* a plan may ask for whole tiles too */
-  /* What 160 KB parts ask for (lift): 16 code rows at 17..32 rows for 4-
-  ** and 8-bit codes (above), 8 at 33..64 rows, 4 past 64 where a warp has
+  /* What 160 KB parts ask for (lift): 16 code rows at 17..32 rows for
+  ** 8-bit codes (above), 8 at 33..64 rows, 4 past 64 where a warp has
   ** one channel group (with two, 4 rows spilled on sm_80 and sm_90);
   ** otherwise nothing (0). */
-  want = bucket == 1 && lay->codes < 16       ? pick(kn, K_R, 16)
+  want = bucket == 1 && lay->codes < 8        ? pick(kn, K_R, 16)
          : bucket == 2 || (bucket >= 3 && mj == 1) ? pick(kn, K_R, c->bm <= 64 ? 8 : 4)
                                                    : 0;
   if (kn->v[K_R] < 0 && want > lay->codes && bucket > 1) want = lay->codes;

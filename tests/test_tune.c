@@ -461,7 +461,8 @@ static int splits16(const lb_recipe *r, int n, int k) {
 /* The rules lowbit tune's measurements set (gen/lb_gemm.c says what was
 ** measured): a change to them should be one that was measured too, and
 ** this test then says so.  4-bit group 128 (r) and 3-bit (r3), 132 SMs. */
-static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
+static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
+                           const lb_recipe *r8) {
   lb_gemm_plans p;
   int b;
   for (b = 1; b <= 2; b++) {   /* 17..64 rows: one warp a code row, two
@@ -477,11 +478,19 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
   CHECK(lb_plan_gemm(r3, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
             p.hi.r == 16,
         "9..16 rows, 3-bit: %d code rows, not 16", p.hi.r);
-  /* whole packing tiles a sub-stage: 4-bit codes two at 17..32 rows */
+  /* whole packing tiles a sub-stage for 8-bit codes (4 code rows a
+  ** tile): two up to 16 rows, four at 17..32 on 160 KB parts */
+  CHECK(lb_plan_gemm(r8, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.r == 8 && p.hi.ws == 2 && p.lo.r == 8,
+        "9..16 rows, 8-bit: %d code rows (99 KB parts %d), %d words, not 8 "
+        "and 2", p.hi.r, p.lo.r, p.hi.ws);
+  CHECK(lb_plan_gemm(r8, 8192, 8192, 1, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.r == 16 && p.hi.ws == 4 && p.lo.r <= 8,
+        "17..32 rows, 8-bit: %d code rows (99 KB parts %d), %d words, not "
+        "16 and 4", p.hi.r, p.lo.r, p.hi.ws);
   CHECK(lb_plan_gemm(r, 8192, 8192, 1, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.r == 16 && p.lo.r == 16 && p.hi.ws == 2,
-        "17..32 rows, 4-bit: %d code rows (99 KB parts %d), %d words, not "
-        "16 and 2", p.hi.r, p.lo.r, p.hi.ws);
+            p.hi.r == 8,
+        "17..32 rows, 4-bit: %d code rows, not 8 (one tile)", p.hi.r);
   /* split-K filling the second block an SM holds: 128 tiles at 16 rows,
   ** where each split keeps 4096 k-values */
   CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&
@@ -495,7 +504,10 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3) {
 }
 
 int main(int argc, char **argv) {
-  lb_recipe *r = NULL, *r3 = NULL;
+  lb_recipe *r = NULL, *r3 = NULL, *r8 = NULL;
+  static const char text8[] =
+      "name \"w8\"\nactivations \"f16\"\nweights { bits = 8, signed = true }\n"
+      "scales { group = \"channel\" }\ndequant \"q * s\"\n";
   static const char text3[] =
       "name \"w3\"\nactivations \"bf16\"\nweights { bits = 3 }\n"
       "scales { group = 64, dtype = \"bf16\" }\nzeros { dtype = \"bf16\" }\n"
@@ -508,13 +520,14 @@ int main(int argc, char **argv) {
   unsetenv("LOWBIT_GEMM");
   unsetenv("LOWBIT_PLAN");
   if (lb_recipe_load(argv[1], &r) != LB_OK ||
-      lb_recipe_load_text("w3.lua", text3, strlen(text3), &r3) != LB_OK) {
+      lb_recipe_load_text("w3.lua", text3, strlen(text3), &r3) != LB_OK ||
+      lb_recipe_load_text("w8.lua", text8, strlen(text8), &r8) != LB_OK) {
     printf("FAIL: %s\n", lb_errmsg());
     return 1;
   }
   setenv("LOWBIT_CACHE", "0", 1);   /* real compiles */
   plans_parse(r);
-  measured_rules(r, r3);
+  measured_rules(r, r3, r8);
   candidates(r, 1, 1);
   candidates(r3, 8, 1);
   candidates(r, 16, 2);
@@ -526,6 +539,7 @@ int main(int argc, char **argv) {
   table(r);
   lb_recipe_free(r);
   lb_recipe_free(r3);
+  lb_recipe_free(r8);
   printf("%d failure(s)\n", failures);
   return failures != 0;
 }
