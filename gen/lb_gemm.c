@@ -34,8 +34,7 @@ static const char hi_archs[] =
 ** their words. */
 static int words_max(const lb_layout *lay, int r) {
   int q, ws = 0;
-  if (r >= lay->codes) return r / lay->codes * lay->words;
-  for (q = 0; q < lay->codes / r; q++) {
+  for (q = 0; q < (r < lay->codes ? lay->codes / r : 1); q++) {
     int w0 = lay->bits * r * q / 32;
     int w1 = (lay->bits * r * (q + 1) - 1) / 32;
     if (w1 - w0 + 1 > ws) ws = w1 - w0 + 1;
@@ -160,16 +159,19 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   ** keep one tile: 16 rows measured within run-to-run noise (+-5%) at
   ** 17..32 rows, -4% and +7% at 9..16. */
   c->r = bucket == 0 && lay->bits <= 3 ? 16 : c->bm <= 64 ? 8 : 2;
-  if (c->r > lay->codes && bucket > 1) c->r = lay->codes;
-  c->r = pick(kn, K_R, c->r);   /* a plan may ask for whole tiles too */
   /* What 160 KB parts ask for (lift): 16 code rows at 17..32 rows for
   ** 8-bit codes (above), 8 at 33..64 rows, 4 past 64 where a warp has
   ** one channel group (with two, 4 rows spilled on sm_80 and sm_90);
   ** otherwise nothing (0). */
-  want = bucket == 1 && lay->codes < 8        ? pick(kn, K_R, 16)
-         : bucket == 2 || (bucket >= 3 && mj == 1) ? pick(kn, K_R, c->bm <= 64 ? 8 : 4)
-                                                   : 0;
-  if (kn->v[K_R] < 0 && want > lay->codes && bucket > 1) want = lay->codes;
+  want = bucket == 1 && lay->codes < 8                ? 16
+       : bucket == 2 || (bucket >= 3 && mj == 1)    ? (c->bm <= 64 ? 8 : 4)
+                                                    : 0;
+  if (bucket > 1) {   /* whole tiles only up to 32 rows, by the rules */
+    if (c->r > lay->codes) c->r = lay->codes;
+    if (want > lay->codes) want = lay->codes;
+  }
+  c->r = pick(kn, K_R, c->r);   /* a plan may ask for whole tiles anywhere */
+  if (want) want = pick(kn, K_R, want);
   /* Scales and zeros resident in shared memory where a block's rows are
   ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
   ** global memory instead, every short sub-stage waits on that load

@@ -59,15 +59,13 @@ constexpr int LB_WROWC = LB_WS * 8 + 1;                   // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 ? 64 : 0);  // bytes per row
 constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
 
-// First word (of its first packing tile) that sub-stage q of a tile reads,
-// and how many it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R
-// (q + 1)), or every word of its LB_TPS tiles.
-__host__ __device__ constexpr int lb_ss_w0(int q) {
-  return LB_R >= LB_CODES ? 0 : LB_BITS * LB_R * q / 32;
-}
+// First word (of a packing tile) that sub-stage q of it reads, and how many
+// it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
+// The same for a sub-stage of whole tiles (q = 0): a channel row's tiles
+// are consecutive words, so its LB_TPS tiles' words are one run.
+__host__ __device__ constexpr int lb_ss_w0(int q) { return LB_BITS * LB_R * q / 32; }
 __host__ __device__ constexpr int lb_ss_nw(int q) {
-  return LB_R >= LB_CODES ? LB_TPS * LB_WORDS
-                          : (LB_BITS * LB_R * (q + 1) - 1) / 32 - lb_ss_w0(q) + 1;
+  return (LB_BITS * LB_R * (q + 1) - 1) / 32 - lb_ss_w0(q) + 1;
 }
 __host__ __device__ constexpr bool lb_ws_fits() {
   for (int q = 0; q < LB_NQ; q++)
@@ -153,8 +151,8 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
                                          const lb_copy &c, const unsigned *wq,
                                          const lb_act_t *x, int n0, int m0,
                                          int m, bool full_m, bool full_n) {
-  const int tile = ss / LB_NQ * LB_TPS, q = ss % LB_NQ;   // its first tile
-  const int w0 = lb_ss_w0(q), nw = lb_ss_nw(q);
+  // its first word of a channel row: code rows are consecutive across tiles
+  const int wr = LB_BITS * LB_R * ss / 32, nw = lb_ss_nw(ss % LB_NQ);
   char *const sbuf = smem + buf * LB_STAGE_B;
   const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
@@ -170,20 +168,20 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
     }
     lb_cp16(sbuf + c.xs + lb_erow(e, LB_XPR) * LB_XROWB + 16 * lb_ecol(e, LB_XPR), src);
   }
-  const unsigned *const wk = c.w + (tile * LB_WORDS + w0) * 32;
+  const unsigned *const wk = c.w + wr * 32;
 #pragma unroll
   for (int e = 0; e < LB_WPER; e++) {
     if (LB_WCHUNKS % LB_THREADS != 0 && threadIdx.x + e * LB_THREADS >= LB_WCHUNKS) break;
     const unsigned *src = wk + (long long)lb_erow(e, 8) * LB_ROWW;
     if (LB_N % LB_BN != 0 && !full_n) {
       const int ch = min(n0 + (int)threadIdx.x / 8 + lb_erow(e, 8), LB_N - 1);
-      src = wq + (long long)ch * LB_ROWW + (tile * LB_WORDS + w0) * 32 + 4 * (threadIdx.x % 8);
+      src = wq + (long long)ch * LB_ROWW + wr * 32 + 4 * (threadIdx.x % 8);
     }
     // (a last sub-stage of whole tiles may reach past the row's last tile)
 #pragma unroll
     for (int w = 0; w < LB_WS; w++)
       if ((LB_WS == 1 || w < nw) &&
-          (LB_TILES % LB_TPS == 0 || tile * LB_WORDS + w < LB_TILES * LB_WORDS))
+          (LB_TILES % LB_TPS == 0 || wr + w < LB_TILES * LB_WORDS))
         lb_cp16(sbuf + c.wsm + (lb_erow(e, 8) * LB_WROWC + 8 * w) * 16, src + 32 * w);
   }
 }
@@ -267,10 +265,10 @@ __device__ __forceinline__ void lb_rows(
       }
     // This code row's place in the words: which word of the stage it
     // starts in, and how its pair comes out of them.
-    const int i = LB_R >= LB_CODES ? ii % LB_CODES : q * LB_R + ii;   // code row in its tile
-    const int wi = (LB_R >= LB_CODES ? ii / LB_CODES * LB_WORDS : 0) + LB_BITS * i / 32 - w0;
+    const int i = q * LB_R + ii;   // code row from the first tile's start
+    const int wi = LB_BITS * i / 32 - w0;
     const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
-    const lb_crow cr = lb_crow_of(i, Q >= 0);
+    const lb_crow cr = lb_crow_of(LB_TPS > 1 ? i % LB_CODES : i, Q >= 0);   // row in its tile
     lb_u4 xv[LB_MF];
 #pragma unroll
     for (int f = 0; f < LB_MF; f++)

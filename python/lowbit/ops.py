@@ -121,24 +121,27 @@ def linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor,
     out = check(x, packed, scales, zeros, bias, r, n, k)
     dev = x.device
     check_devices(dev, packed, scales, zeros, bias, r)
+    return launch(x, runtime.op(r, n, k, dev.index), dev.index, n, out,
+                  packed.data_ptr(), scales.data_ptr(),
+                  zeros.data_ptr() if zeros is not None else None,
+                  bias.data_ptr() if bias is not None else None)
+
+
+def launch(x, op, idx, n, out, pp, sp, zp, bp):
+    """y = x W^T (+ bias) for checked arguments: the weights' addresses pp,
+    sp, zp, bp (None: absent) on device idx."""
     # y is made in its final shape: an op's output must be no view
-    y = torch.empty((*x.shape[:-1], n), dtype=out, device=dev)
-    m = x.numel() // k
+    y = torch.empty((*x.shape[:-1], n), dtype=out, device=x.device)
+    m = x.numel() // x.shape[-1]
     if m == 0:
         return y
-    op = runtime.op(r, n, k, dev.index)
-    stream = _raw_stream(dev.index)
-    xp, yp = x.data_ptr(), y.data_ptr()
-    pp, sp = packed.data_ptr(), scales.data_ptr()
-    zp = zeros.data_ptr() if zeros is not None else None
-    bp = bias.data_ptr() if bias is not None else None
     # One launch for every M: up to 8 rows the GEMV, more a GEMM bucket
     # (its first use in a process compiles it; Op.prepare does it ahead).
     # Split-K's work space comes from PyTorch's allocator, on this stream
     # (so it is safe across streams and inside CUDA graphs).
     wsb = op.workspace(m)
-    ws = torch.empty(wsb, dtype=torch.uint8, device=dev) if wsb else None
-    op.run(m, xp, pp, sp, zp, bp, yp, stream,
+    ws = torch.empty(wsb, dtype=torch.uint8, device=x.device) if wsb else None
+    op.run(m, x.data_ptr(), pp, sp, zp, bp, y.data_ptr(), _raw_stream(idx),
            ws.data_ptr() if ws is not None else None, wsb)
     return y
 
@@ -174,7 +177,7 @@ class Bound:
         self.out = check_weights(packed, scales, zeros, bias, r, n, k)
         dev = packed.device
         check_devices(dev, packed, scales, zeros, bias, r)
-        self.idx = dev.index if dev.index is not None else torch.cuda.current_device()
+        self.idx = dev.index
         self.op = runtime.op(r, n, k, self.idx)
         self.act = DTYPES[r.info.activations]
         self.pp, self.sp = packed.data_ptr(), scales.data_ptr()
@@ -214,17 +217,7 @@ def eager(lin, x):
         except (TypeError, ValueError):
             return None   # the op says what is wrong, naming x's device
         lin.__dict__["_bound"] = b
-    k = b.k
     if (x.dtype != b.act or x.get_device() != b.idx or x.dim() < 1
-            or x.shape[-1] != k or not x.is_contiguous()):
+            or x.shape[-1] != b.k or not x.is_contiguous()):
         return None   # the op refuses it, saying why
-    y = torch.empty((*x.shape[:-1], b.n), dtype=b.out, device=x.device)
-    m = x.numel() // k
-    if m == 0:
-        return y
-    op = b.op
-    wsb = op.workspace(m)
-    ws = torch.empty(wsb, dtype=torch.uint8, device=x.device) if wsb else None
-    op.run(m, x.data_ptr(), b.pp, b.sp, b.zp, b.bp, y.data_ptr(),
-           _raw_stream(b.idx), ws.data_ptr() if ws is not None else None, wsb)
-    return y
+    return launch(x, b.op, b.idx, b.n, b.out, b.pp, b.sp, b.zp, b.bp)
