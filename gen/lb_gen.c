@@ -35,7 +35,10 @@ static const lb_knob knob[] = {
     {"warps", 1, 8, 1, 4, {1, 2, 4, 8}}, {"split", 1, 8, 1, 4, {1, 2, 4, 8}},
     {"stages", 1, 8, 0, 3, {1, 2, 3}},   {"minb", 1, 8, 0, 2, {1, 2}},
     {"xminb", 1, 8, 0, 2, {1, 2}},       {"xres", 0, 160, 0, 2, {0, 32}},
-    {"lazy", 0, 1, 0, 2, {0, 1}},        {"cluster", 1, 8, 1, 4, {1, 2, 4, 8}}};
+    {"lazy", 0, 1, 0, 2, {0, 1}},        {"cluster", 1, 8, 1, 4, {1, 2, 4, 8}},
+    /* fold changes only the kernel before sm_90, which has no clusters
+    ** to tune: never tried */
+    {"fold", 1, 8, 1, 0, {0}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -58,6 +61,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[5] >= 0) cfg->xres = v[5] * 1024;
   if (v[6] >= 0) cfg->lazy = v[6];
   if (v[7] >= 0) cfg->cluster = v[7];
+  if (v[8] >= 0) cfg->fold = v[8];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the template's invariant; the
   ** rules' warps leave room for two) */
@@ -73,6 +77,15 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
 }
 
+/* Before sm_90 a cluster's fold blocks run as one block: it must divide
+** the cluster, and the folded block's warps and ring must be a block's. */
+static void fold_fit(lb_gemv_cfg *cfg, int stage) {
+  while (cfg->fold > 1 &&
+         (cfg->cluster % cfg->fold != 0 || cfg->warps * cfg->fold > LB_WARPS ||
+          cfg->warps * cfg->fold * cfg->stages * stage > LB_RING_KB * 1024))
+    cfg->fold /= 2;
+}
+
 /* The knobs that give plan c, in knob's order. */
 static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[0] = c->warps;
@@ -83,6 +96,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[5] = c->xres / 1024;
   v[6] = c->lazy;
   v[7] = c->cluster;
+  v[8] = c->fold;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -104,11 +118,13 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   int rows = 16 * cfg->warps / cfg->split, arrays = f->zeros ? 2 : 1;
   int ring = cfg->warps * cfg->stages * stage;
   cfg->srowb = 0;
+  /* (the folded block's ring, before sm_90, is the larger) */
   if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
       rows * (rowb + 16) * arrays <= LB_SRES_KB * 1024 &&
-      ring + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
+      ring * cfg->fold + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
     cfg->srowb = rowb + 16;
   cfg->smem = ring + rows * cfg->srowb * arrays;
+  cfg->fsmem = cfg->smem + (cfg->fold - 1) * ring;
   cfg->xrowb = (k * f->asize + 127) / 128 * 128 + 64;
   cfg->xs_m = cfg->xres / cfg->xrowb;
   if (cfg->xs_m > LB_MAX_M) cfg->xs_m = LB_MAX_M;
@@ -173,6 +189,25 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= sms &&
            tiles >= split * cfg->cluster * 2)
       cfg->cluster *= 2;
+    /* Where a cluster splits K and SMs are still idle, the same warps go
+    ** to more SMs: blocks of half the warps in clusters twice as large (a
+    ** channel group's warps and their tiles unchanged).  A narrow layer
+    ** is a few round trips per warp; warps that share an SM wait on each
+    ** other's issue slots and loads.  H100, N = 16 and 48, K = 8192 and
+    ** 16384, every recipe: 2-23% faster (a16w1_g64 at 16384 x 16 11.0 ->
+    ** 8.5 us: 8 warps x 2 blocks -> 2 x 8).  Not where the rules chose
+    ** no cluster: a first cluster cost about 1 us at K = 256..4096 (1024
+    ** x 256, a16w4_g128: 5.8 -> 6.9 us).  Before sm_90 (no clusters) the
+    ** fold blocks of a cluster are one block again: the plan there is
+    ** the one without the spread. */
+    cfg->fold = 1;
+    while (cfg->cluster > 1 && cfg->split > 1 && cfg->cluster < 8 &&
+           blocks * cfg->cluster * 2 <= sms) {
+      cfg->split /= 2;
+      cfg->warps /= 2;
+      cfg->cluster *= 2;
+      cfg->fold *= 2;
+    }
   }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
@@ -188,6 +223,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   /* a cluster's warps each need a tile of K (the template's invariant) */
   while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
     cfg->cluster /= 2;
+  fold_fit(cfg, stage);
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
   plan_resident(f, k, cfg, stage);
@@ -215,11 +251,17 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m, int early) {\n"
-      "  lb_gemv<%d, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
+      "  lb_gemv<LB_SPLIT, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
       xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
-      xs ? LB_KERNEL_XS : LB_KERNEL, cfg->split, cfg->stages,
+      xs ? LB_KERNEL_XS : LB_KERNEL, cfg->stages,
       xs ? "true" : "false");
   }
+}
+
+void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem) {
+  const int fold = arch >= 90 ? 1 : c->fold;
+  *threads = 32 * c->warps * fold;
+  *smem = fold > 1 ? c->fsmem : c->smem;
 }
 
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
@@ -252,15 +294,15 @@ static lb_status build(const lb_recipe *r, int n, int k, int sms,
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
     "// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps; each\n// 16-channel group's tiles split over %d warp(s), "
-    "%d tile(s) in flight per warp.\n"
-    "constexpr int LB_WARPS = %d;\n"
+    "%d tile(s) in flight per warp\n// (LB_WARPS, LB_SPLIT and the cluster "
+    "below).\n"
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, lb_base_name(r->file),
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
-    cfg.grid, cfg.warps, cfg.split, cfg.stages, cfg.warps, n, k);
+    cfg.grid, cfg.warps, cfg.split, cfg.stages, n, k);
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_buf_printf(b,
@@ -274,22 +316,30 @@ static lb_status build(const lb_recipe *r, int n, int k, int sms,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
     cfg.lazy ? "true" : "false");
-  if (cfg.cluster > 1)
+  if (cfg.cluster > 1) {
     lb_buf_printf(b,
       "// Narrow layer: on sm_90 a cluster of %d blocks splits K (their "
       "sums meet in\n// distributed shared memory); before sm_90, one "
-      "block per channel block.\n"
-      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
-      "constexpr int LB_CLUSTER = %d;\n"
+      "block per channel block",
+      cfg.cluster);
+    if (cfg.fold > 1)
+      lb_buf_printf(b, ",\n// a cluster's %d blocks of %d warps there one "
+                    "of %d (plan: fold)", cfg.fold, cfg.warps,
+                    cfg.warps * cfg.fold);
+    lb_buf_printf(b,
+      ".\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+      "constexpr int LB_WARPS = %d, LB_SPLIT = %d, LB_CLUSTER = %d;\n"
       "#define LB_CLUSTER_DIMS __cluster_dims__(%d, 1, 1)\n"
       "#else\n"
-      "constexpr int LB_CLUSTER = 1;\n"
+      "constexpr int LB_WARPS = %d, LB_SPLIT = %d, LB_CLUSTER = 1;\n"
       "#define LB_CLUSTER_DIMS\n"
       "#endif\n\n",
-      cfg.cluster, cfg.cluster, cfg.cluster);
-  else
-    lb_buf_puts(b, "constexpr int LB_CLUSTER = 1;   // blocks splitting K "
-                   "(a cluster on sm_90)\n\n");
+      cfg.warps, cfg.split, cfg.cluster, cfg.cluster, cfg.warps * cfg.fold,
+      cfg.split * cfg.fold);
+  } else
+    lb_buf_printf(b, "constexpr int LB_WARPS = %d, LB_SPLIT = %d;\n"
+                  "constexpr int LB_CLUSTER = 1;   // blocks splitting K "
+                  "(a cluster on sm_90)\n\n", cfg.warps, cfg.split);
   lb_buf_puts(b, lb_tpl_gemv);
   emit_entries(b, &cfg);
   if (cfgp) *cfgp = cfg;

@@ -33,8 +33,11 @@ typedef struct lb_gemv_cfg {
   int lazy;     /* words read from the ring where used (wide codes) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
+  int fold;     /* before sm_90 (no clusters), fold blocks of a cluster
+                ** run as one: warps * fold warps, split * fold (1: none) */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes: rings and resident scales */
+  int fsmem;    /* the same for the folded block (before sm_90) */
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
   int xrowb;    /* resident x: bytes per padded row of activations */
   int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
@@ -48,6 +51,9 @@ typedef struct lb_gemv_cfg {
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
                       const char *plan, const char *from, lb_gemv_cfg *cfg,
                       char **src);
+/* The block the kernel compiled for sm_<arch> runs: its threads and
+** dynamic shared memory (lb_gemv_xs adds its rows of x). */
+void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem);
 /* The plan alone (what lb_gen_gemv would write into the source). */
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
                        const char *plan, const char *from, lb_gemv_cfg *cfg);

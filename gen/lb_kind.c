@@ -68,10 +68,14 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                            &c)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
+    char fold[48] = "";
+    if (c.fold > 1)
+      snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
+               c.warps * c.fold, c.split * c.fold);
     snprintf(out->plan, sizeof out->plan,
-             "%d block(s) of %d warps, split %d, cluster %d, %d stage(s)%s, "
+             "%d block(s) of %d warps, split %d, cluster %d%s, %d stage(s)%s, "
              "x resident up to m = %d", c.grid, c.warps, c.split, c.cluster,
-             c.stages, c.lazy ? " (lazy)" : "", c.xs_m);
+             fold, c.stages, c.lazy ? " (lazy)" : "", c.xs_m);
     out->threads = 32 * c.warps;
     out->smem_hi = out->smem_lo = c.smem;
   } else {

@@ -63,6 +63,7 @@ struct lb_op {
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
   unsigned blocks;        /* grid: channel blocks times the cluster width */
+  int threads, smem;      /* the block this part runs (lb_gemv_block) */
   lb_compile_info info;
   pthread_mutex_t lock;   /* guards compiling a bucket */
   lb_bucket gemm[LB_GEMM_BUCKETS];
@@ -303,6 +304,7 @@ static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
   lb_mod *mod = NULL;
   CUfunction fn = NULL, fn_xs = NULL;
   unsigned blocks = 0;
+  int threads, smem;
   char said[192], *src = NULL;
   lb_scope s;
   lb_status st;
@@ -322,16 +324,17 @@ static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
     free(src);
     return st;
   }
+  lb_gemv_block(&cfg, c->arch, &threads, &smem);
   st = get_module(c, src, &mod, &info, where);
   if (st == LB_OK) {
     /* info: the larger of the two kernels' registers and spills */
-    CUresult rc = get_kernel(c, mod, LB_KERNEL, cfg.smem, &fn, &info.regs,
+    CUresult rc = get_kernel(c, mod, LB_KERNEL, smem, &fn, &info.regs,
                              &info.spill);
     if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, where, LB_KERNEL);
     else if (cfg.xs_m > 0 &&
              (rc = get_kernel(c, mod, LB_KERNEL_XS,
-                              cfg.smem + cfg.xs_m * cfg.xrowb, &fn_xs,
+                              smem + cfg.xs_m * cfg.xrowb, &fn_xs,
                               &info.regs, &info.spill)) != CUDA_SUCCESS) {
       /* a part with less shared memory: x stays in global memory */
       if (rc == CUDA_ERROR_INVALID_VALUE)
@@ -348,6 +351,8 @@ static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
   op->fn_xs = fn_xs;
   op->cfg = cfg;
   op->blocks = blocks;
+  op->threads = threads;
+  op->smem = smem;
   op->info = info;
   op->gemv_from = plan ? from : LB_PLAN_RULES;
   return LB_OK;
@@ -781,8 +786,8 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     args[7] = &early;
     gx = op->blocks;
     gy = 1;
-    threads = (unsigned)cfg->warps * 32;
-    smem = (unsigned)(cfg->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
+    threads = (unsigned)op->threads;
+    smem = (unsigned)(op->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
   }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */

@@ -52,6 +52,14 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   CHECK(c.cluster == 1 || c.split * c.cluster <= tiles,
         "%s n=%d k=%d: %d warps split %d tiles", name, n, k,
         c.split * c.cluster, tiles);
+  /* before sm_90 a cluster's fold blocks are one block */
+  CHECK(pow2(c.fold) && c.cluster % c.fold == 0 && c.warps * c.fold <= LB_WARPS,
+        "%s n=%d k=%d: fold %d of a cluster of %d blocks of %d warps", name, n,
+        k, c.fold, c.cluster, c.warps);
+  CHECK(c.fsmem >= c.smem && c.fsmem + red <= 99 * 1024 &&
+        c.fsmem + c.xs_m * c.xrowb + red <= 227 * 1024,
+        "%s n=%d k=%d: the folded block's %d bytes of shared memory", name, n,
+        k, c.fsmem + red);
   CHECK(c.stages >= 1 && (!c.lazy || c.stages >= 2),
         "%s n=%d k=%d: %d stage(s), lazy %d", name, n, k, c.stages, c.lazy);
   CHECK(c.smem + red <= 99 * 1024, "%s n=%d k=%d: %d bytes of shared memory "

@@ -501,6 +501,35 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
         "not 1", splits16(r, 4096, 4096));
   CHECK(splits16(r, 8192, 8192) == 1, "8192 x 8192, M = 16 (256 tiles): "
         "%d splits, not 1", splits16(r, 8192, 8192));
+  /* GEMV, narrow layers: where a cluster splits K, the block's warps
+  ** spread over a cluster of 8 on sm_90; before sm_90 the fold blocks of
+  ** a cluster are the one block the rules had (4 warps for 3-bit codes);
+  ** no first cluster where the rules chose none */
+  {
+    lb_gemv_cfg c;
+    char *src = NULL, *log = NULL;
+    int arch;
+    CHECK(lb_plan_gemv(r3, 16, 16384, 132, NULL, "test", &c) == LB_OK &&
+              c.cluster == 8 && c.warps == 2 && c.split == 2 && c.fold == 2,
+          "3-bit, 16384 x 16: %d warps, split %d, cluster %d, fold %d, not "
+          "2, 2, 8, 2", c.warps, c.split, c.cluster, c.fold);
+    CHECK(lb_plan_gemv(r3, 256, 1024, 132, NULL, "test", &c) == LB_OK &&
+              c.cluster == 1 && c.fold == 1,
+          "3-bit, 1024 x 256: cluster %d, fold %d, not 1, 1", c.cluster, c.fold);
+    CHECK(lb_gen_gemv(r3, 16, 16384, 132, NULL, "test", NULL, &src) == LB_OK &&
+              strstr(src, "LB_WARPS = 2, LB_SPLIT = 2, LB_CLUSTER = 8;") &&
+              strstr(src, "LB_WARPS = 4, LB_SPLIT = 4, LB_CLUSTER = 1;"),
+          "3-bit, 16384 x 16: the source's blocks (%s)", lb_errmsg());
+    for (arch = 80; src && arch <= 90; arch += 10) {
+      lb_offline info;
+      CHECK(lb_compile_offline(src, arch, &info, &log) == LB_OK &&
+                info.warnings == 0,
+            "3-bit, 16384 x 16, sm_%d: %s", arch, log ? log : lb_errmsg());
+      lb_free(log);
+      log = NULL;
+    }
+    lb_free(src);
+  }
 }
 
 int main(int argc, char **argv) {
