@@ -3,7 +3,10 @@
 Each converter takes the tensors a checkpoint stores for one linear layer
 (as NumPy arrays; for torch tensors pass ``t.cpu().numpy()``) and returns a
 :class:`Converted`: a recipe text plus the codes, scales, zeros and bias that
-``lb_pack`` and ``lb_op_run`` take.  The layer is y = x . W^T (+ bias) with W
+``lb_pack`` and ``lb_op_run`` take.  GPTQ and AWQ layers whose ``qweight``
+is a torch CUDA tensor are converted on that GPU instead (torch ops, the
+same bits), and ``lowbit.Linear.from_converted`` packs them there
+(``lb_pack_device``): a layer never visits the host.  The layer is y = x . W^T (+ bias) with W
 [N][K]; every converter gives W in lowbit's form
 
     W[n, k] = (codes[n, k] - zeros[n, g]) * scales[n, g],  g = k // group
@@ -11,14 +14,16 @@ Each converter takes the tensors a checkpoint stores for one linear layer
 with unsigned codes, f16 scales and f16 float zeros.  Integer zero-points
 become float zeros; they are small integers, so f16 holds them exactly.
 
-Pure NumPy on purpose: it runs where the checkpoint is read, with or without
-torch, a GPU or the C library.  docs/checkpoints.md describes each format.
+NumPy by default: it runs where the checkpoint is read, with or without
+torch, a GPU or the C library; torch is imported only when a tensor is
+given.  docs/checkpoints.md describes each format.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from typing import Optional
 
 import numpy as np
@@ -112,6 +117,69 @@ def _as_int_words(a, what: str) -> np.ndarray:
     return np.ascontiguousarray(a).view(np.uint32)
 
 
+# ---- torch CUDA tensors (GPTQ, AWQ) -------------------------------------------
+#
+# The same bits as the NumPy path, with torch ops on the tensors' GPU.  torch
+# has no unsigned 32-bit shifts: words stay int32, and a right shift that
+# sign-extends is masked back to the bits it moved down.
+
+
+def _on_gpu(a) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(a, torch.Tensor) and a.is_cuda
+
+
+def _t_words(a, what: str):
+    import torch
+
+    if a.dtype not in (torch.int32, getattr(torch, "uint32", torch.int32)):
+        raise ValueError(f"{what} must be int32 (packed 32-bit words), got dtype {a.dtype}")
+    return a.contiguous().view(torch.int32)
+
+
+def _t_on(a, dev, what: str):
+    """a (torch tensor or array-like) on device dev."""
+    import torch
+
+    return (a if isinstance(a, torch.Tensor) else torch.as_tensor(np.asarray(a))).to(dev)
+
+
+def _t_unpack_lsb(words, bits: int):
+    """_unpack_lsb for int32 torch words (the same stream, the same codes)."""
+    import torch
+
+    per = bits // math.gcd(bits, 32)
+    codes_per = 32 * per // bits
+    if words.shape[-1] % per:
+        raise ValueError(f"{words.shape[-1]} words cannot hold whole {bits}-bit blocks of {per} words")
+    blocks = words.reshape(*words.shape[:-1], -1, per)
+    out = torch.empty(blocks.shape[:-1] + (codes_per,), dtype=torch.uint8, device=words.device)
+    mask = (1 << bits) - 1
+    for j in range(codes_per):
+        p, s = divmod(j * bits, 32)
+        v = blocks[..., p]
+        if s:  # logical shift: the sign bits an arithmetic one brings in, masked off
+            v = (v >> s) & ((1 << (32 - s)) - 1)
+        if s + bits > 32:
+            v = v | (blocks[..., p + 1] << (32 - s))
+        out[..., j] = (v & mask).to(torch.uint8)
+    return out.reshape(*words.shape[:-1], -1)
+
+
+def _t_f16(a, dev, shape: tuple, what: str):
+    import torch
+
+    a = _t_on(a, dev, what)
+    if not (a.dtype.is_floating_point or a.dtype in (torch.int32, torch.int64, torch.int16, torch.uint8)):
+        raise ValueError(f"{what} must be a float array, got dtype {a.dtype}")
+    if tuple(a.shape) != tuple(shape):
+        raise ValueError(f"{what} has shape {tuple(a.shape)}, expected {tuple(shape)} (see docs/checkpoints.md)")
+    h = a.to(torch.float16)
+    if not bool(torch.isfinite(h).all()):
+        raise ValueError(f"{what} has values that are not finite in float16 (|v| > 65504, inf or NaN)")
+    return h.contiguous()
+
+
 def _check_shape(a: np.ndarray, shape: tuple, what: str, why: str) -> None:
     if tuple(a.shape) != tuple(shape):
         raise ValueError(f"{what} has shape {tuple(a.shape)}, expected {tuple(shape)} ({why})")
@@ -148,23 +216,28 @@ def _to_f16(a, shape: tuple, what: str) -> np.ndarray:
     return np.ascontiguousarray(h)
 
 
-def _bias(bias, n: int) -> Optional[np.ndarray]:
+def _bias(bias, n: int, dev=None) -> Optional[np.ndarray]:
     if bias is None:
         return None
+    if dev is not None:
+        return _t_f16(_t_on(bias, dev, "bias [N]").reshape(-1), dev, (n,), "bias [N]")
     return _to_f16(np.asarray(bias).reshape(-1), (n,), "bias [N]")
 
 def _converted(fmt: str, bits: int, group: int, codes, scales, zeros, bias,
                n: int, k: int, perm=None) -> Converted:
-    """The converters' common last step: contiguous arrays, the recipe text
-    named after the format, the bias checked."""
+    """The converters' common last step: contiguous arrays (CUDA tensors
+    where the codes are), the recipe text named after the format, the bias
+    checked."""
+    dev = codes.device if _on_gpu(codes) else None
+    cont = (lambda a: a.contiguous()) if dev is not None else np.ascontiguousarray
     return Converted(
         recipe_text=make_recipe_text(_recipe_name(fmt, bits, group), bits, group, bias is not None),
         bits=bits,
         group=group,
-        codes=np.ascontiguousarray(codes),
-        scales=np.ascontiguousarray(scales),
-        zeros=np.ascontiguousarray(zeros),
-        bias=_bias(bias, n),
+        codes=cont(codes),
+        scales=cont(scales),
+        zeros=cont(zeros),
+        bias=_bias(bias, n, dev),
         n=n,
         k=k,
         perm=perm,
@@ -252,9 +325,10 @@ def from_gptq(
         raise ValueError(f"gptq: bits must be 2, 3, 4 or 8, got {bits}")
     if zero_offset not in (0, 1):
         raise ValueError(f"gptq: zero_offset must be 1 (format gptq, v1) or 0 (gptq_v2), got {zero_offset}")
-    qw = _as_int_words(qweight, "gptq qweight")
+    dev = qweight.device if _on_gpu(qweight) else None
+    qw = _t_words(qweight, "gptq qweight") if dev else _as_int_words(qweight, "gptq qweight")
     if qw.ndim != 2:
-        raise ValueError(f"gptq qweight must be 2-D [K*bits/32, N], got shape {qw.shape}")
+        raise ValueError(f"gptq qweight must be 2-D [K*bits/32, N], got shape {tuple(qw.shape)}")
     per = bits // math.gcd(bits, 32)
     if qw.shape[0] % per:
         raise ValueError(
@@ -266,33 +340,51 @@ def from_gptq(
     _check_lowbit_layer(n, k, group, "gptq")
     g = 1 if group == 0 else k // group
 
-    s = _to_f16(scales, (g, n), "gptq scales [G, N]").T
+    if dev:
+        s = _t_f16(scales, dev, (g, n), "gptq scales [G, N]").T
+    else:
+        s = _to_f16(scales, (g, n), "gptq scales [G, N]").T
 
     if qzeros is None:
         if not sym:
             raise ValueError("gptq: qzeros is required unless sym=True")
         z = np.full((n, g), 2 ** (bits - 1), dtype=np.float16)
+        if dev:
+            z = _t_on(z, dev, "zeros")
     else:
-        qz = _as_int_words(qzeros, "gptq qzeros")
+        qz = _t_words(_t_on(qzeros, dev, "gptq qzeros"), "gptq qzeros") if dev else \
+            _as_int_words(qzeros, "gptq qzeros")
         if n % (32 // math.gcd(bits, 32)):
             raise ValueError(f"gptq: N = {n} cannot be packed into whole {bits}-bit qzeros words")
         _check_shape(qz, (g, n * bits // 32), "gptq qzeros", "[G, N*bits/32], packed along N")
-        zi = _unpack_lsb(qz, bits).astype(np.int32) + zero_offset  # [G, N]
-        if sym and np.any(zi != 2 ** (bits - 1)):
+        if dev:
+            zi = _t_unpack_lsb(qz, bits).int() + zero_offset  # [G, N]
+            bad = bool((zi != 2 ** (bits - 1)).any()) if sym else False
+            found = lambda: zi.unique()[:4].tolist()  # noqa: E731
+        else:
+            zi = _unpack_lsb(qz, bits).astype(np.int32) + zero_offset  # [G, N]
+            bad = bool(np.any(zi != 2 ** (bits - 1))) if sym else False
+            found = lambda: np.unique(zi)[:4].tolist()  # noqa: E731
+        if bad:
             raise ValueError(
                 f"gptq: sym=True but the zeros are not {2 ** (bits - 1)} "
-                f"(found {np.unique(zi)[:4].tolist()}): is zero_offset right? "
+                f"(found {found()}): is zero_offset right? "
                 "1 for checkpoint_format gptq (v1), 0 for gptq_v2"
             )
-        z = zi.T.astype(np.float16)  # integers <= 256: exact in f16
+        # integers <= 256: exact in f16
+        z = zi.T.half() if dev else zi.T.astype(np.float16)
 
-    codes = _unpack_lsb(np.ascontiguousarray(qw.T), bits)  # [N, K]
+    if dev:
+        codes = _t_unpack_lsb(qw.T.contiguous(), bits)  # [N, K]
+    else:
+        codes = _unpack_lsb(np.ascontiguousarray(qw.T), bits)  # [N, K]
 
     perm = None
     if g_idx is not None:
-        perm = _gptq_perm(g_idx, k, group, g, act_order)
+        gi = g_idx.cpu().numpy() if hasattr(g_idx, "cpu") else g_idx
+        perm = _gptq_perm(gi, k, group, g, act_order)
         if perm is not None:
-            codes = codes[:, perm]
+            codes = codes[:, _t_on(perm, dev, "perm")] if dev else codes[:, perm]
 
     return _converted("gptq", bits, group, codes, s, z, bias, n, k, perm)
 
@@ -340,24 +432,30 @@ def from_awq(qweight, qzeros, scales, bias=None, *, bits: int = 4, group_size: i
     """
     if bits != 4:
         raise ValueError(f"awq: only 4-bit GEMM checkpoints are supported (AWQ's nibble order), got bits={bits}")
-    qw = _as_int_words(qweight, "awq qweight")
+    dev = qweight.device if _on_gpu(qweight) else None
+    qw = _t_words(qweight, "awq qweight") if dev else _as_int_words(qweight, "awq qweight")
     if qw.ndim != 2:
-        raise ValueError(f"awq qweight must be 2-D [K, N/8], got shape {qw.shape}")
+        raise ValueError(f"awq qweight must be 2-D [K, N/8], got shape {tuple(qw.shape)}")
     k, n = qw.shape[0], qw.shape[1] * 8
     group = _group_of(group_size)
     _check_lowbit_layer(n, k, group, "awq")
     g = 1 if group == 0 else k // group
 
-    s = _to_f16(scales, (g, n), "awq scales [G, N]").T
-    qz = _as_int_words(qzeros, "awq qzeros")
+    if dev:
+        s = _t_f16(scales, dev, (g, n), "awq scales [G, N]").T
+        qz = _t_words(_t_on(qzeros, dev, "awq qzeros"), "awq qzeros")
+    else:
+        s = _to_f16(scales, (g, n), "awq scales [G, N]").T
+        qz = _as_int_words(qzeros, "awq qzeros")
     _check_shape(qz, (g, n // 8), "awq qzeros", "[G, N/8], packed along N")
+    unpack = _t_unpack_lsb if dev else _unpack_lsb
 
     def unorder(words):  # [R, N/8] words -> [R, N] codes in channel order
-        nib = _unpack_lsb(words, 4).reshape(words.shape[0], -1, 8)
+        nib = unpack(words, 4).reshape(words.shape[0], -1, 8)
         return nib[:, :, list(_AWQ_REVERSE)].reshape(words.shape[0], -1)
 
     codes = unorder(qw).T  # [N, K]
-    z = unorder(qz).T.astype(np.float16)
+    z = unorder(qz).T.half() if dev else unorder(qz).T.astype(np.float16)
 
     return _converted("awq", bits, group, codes, s, z, bias, n, k)
 
@@ -468,9 +566,10 @@ def dequantize(conv: Converted) -> np.ndarray:
     W_lowbit = W_checkpoint[:, conv.perm].
     """
     per = conv.k if conv.group == 0 else conv.group
-    s = np.repeat(conv.scales.astype(np.float64), per, axis=1)
-    q = conv.codes.astype(np.float64)
+    host = lambda a: a.cpu().numpy() if hasattr(a, "cpu") else a  # noqa: E731
+    s = np.repeat(host(conv.scales).astype(np.float64), per, axis=1)
+    q = host(conv.codes).astype(np.float64)
     if conv.zeros is None:
         return q * s
-    z = np.repeat(conv.zeros.astype(np.float64), per, axis=1)
+    z = np.repeat(host(conv.zeros).astype(np.float64), per, axis=1)
     return (q - z) * s

@@ -10,6 +10,10 @@ where the codes are: on the GPU (lb_pack_device) for codes in CUDA memory,
 so from_float of a CUDA layer never copies its weights to the host; on the
 host (lb_pack) otherwise.
 """
+import hashlib
+import os
+import tempfile
+
 import numpy as np
 import torch
 from torch import nn
@@ -118,6 +122,32 @@ class Linear(nn.Module):
                 raise ValueError(f"bias must be [{n}], got {list(b.shape)}")
             self.bias = b.to(device)
         return self
+
+    @classmethod
+    def from_converted(cls, conv, device=None, recipe_dir=None):
+        """A layer from a lowbit.convert.Converted (GPTQ, AWQ, HQQ): its
+        recipe text is written once to recipe_dir (default: lowbit-recipes
+        in the temporary directory; Linear keys its op by a recipe file),
+        then from_quantized packs the codes where they are: on the GPU for a
+        layer converted from CUDA tensors.  An act-order layer (conv.perm)
+        is refused: it computes y only on x[..., conv.perm], which the
+        caller must gather (from_quantized takes its codes)."""
+        if conv.perm is not None:
+            raise ValueError("from_converted: an act-order layer (conv.perm) runs on "
+                             "x[..., conv.perm]; gather x yourself and build the layer "
+                             "with from_quantized")
+        d = recipe_dir or os.path.join(tempfile.gettempdir(), f"lowbit-recipes-{os.getuid()}")
+        os.makedirs(d, exist_ok=True)
+        name = conv.recipe_text.split('"', 2)[1]
+        h = hashlib.sha1(conv.recipe_text.encode()).hexdigest()[:12]
+        path = os.path.join(d, f"{name}_{h}.lua")
+        if not os.path.exists(path):
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                f.write(conv.recipe_text)
+            os.replace(tmp, path)   # whole or absent, for other processes
+        return cls.from_quantized(path, conv.codes, conv.scales, conv.zeros,
+                                  conv.bias, device=device)
 
     @classmethod
     def from_float(cls, linear, recipe="a16w4_g128", device=None):

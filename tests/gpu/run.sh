@@ -7,7 +7,8 @@
 #
 # OUTDIR receives times.txt, ctest.log, gpu.log, gpu-sweep.log, gpu-stress.log,
 # python.log (the PyTorch op on the GPU), python-overhead.log (host cost a
-# call against F.linear), sanitizer.log and
+# call against F.linear), convert-speed.log (GPTQ layers converted on the
+# GPU against the host), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-write.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt),
 # results.csv, results.json
@@ -169,6 +170,16 @@ if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
     >"$out/python-overhead.log" 2>&1 || py_rc=1
   lap "python overhead"
 fi
+# A GPTQ decoder layer's linears converted and packed on the GPU against
+# the host path (bench/convert_speed.py).
+if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
+  room 40 convert-speed; then
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+  PYTHONPATH="$root/python" timeout 90 python3 "$root/bench/convert_speed.py" \
+    >"$out/convert-speed.log" 2>&1 || py_rc=1
+  lap "convert speed"
+fi
 bench_rc=0
 tune_rc=0
 # The GEMM's rows: every recipe at M = 16..128 on the issue's headline shape.
@@ -222,6 +233,7 @@ printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
 printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
+sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
 printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$( [ $tune_rc -eq 0 ] && echo "pass ($(tail -1 "$out/tune.log" 2>/dev/null | cut -c1-60))" || echo "FAIL (see tune.log)")"

@@ -230,3 +230,85 @@ def test_overlap():
                 assert torch.equal(y, want), f"m={m}: graph replay differs"
     finally:
         lowbit.overlap_(model, False)
+
+
+# ---- checkpoints converted on the GPU ------------------------------------------
+
+
+def _same(conv_gpu, conv_np):
+    """The GPU conversion gives the NumPy one's values, bit for bit."""
+    assert conv_gpu.codes.is_cuda and conv_gpu.scales.is_cuda and conv_gpu.zeros.is_cuda
+    assert conv_gpu.recipe_text == conv_np.recipe_text
+    assert torch.equal(conv_gpu.codes.cpu(), torch.from_numpy(conv_np.codes))
+    assert torch.equal(conv_gpu.scales.cpu(), torch.from_numpy(conv_np.scales))
+    assert torch.equal(conv_gpu.zeros.cpu(), torch.from_numpy(conv_np.zeros))
+    if conv_np.bias is not None:
+        assert torch.equal(conv_gpu.bias.cpu(), torch.from_numpy(conv_np.bias))
+
+
+def _run_converted(conv, w_ref, bias=None):
+    """Linear.from_converted packs on the GPU; y against x W_ref^T."""
+    q = lowbit.Linear.from_converted(conv)
+    assert q.packed.is_cuda
+    x = torch.randn(3, conv.k, device="cuda", dtype=torch.float16)
+    w = torch.from_numpy(w_ref).cuda()
+    b = None if bias is None else torch.from_numpy(bias).double().cuda()
+    y = q(x)
+    xd = x.double()
+    ref = xd @ w.T + (0 if b is None else b)
+    bound = 4 * UNIT[torch.float16] * ref.abs() + 8 * UNIT[torch.float16] * (
+        xd.abs() @ w.abs().T) + 1e-6
+    assert float(((y.double() - ref).abs() / bound).max()) <= 1
+
+
+@pytest.mark.parametrize("bits", [2, 3, 4, 8])
+@pytest.mark.parametrize("group_size", [128, -1])
+def test_gptq_on_gpu(bits, group_size):
+    """from_gptq on CUDA tensors: the NumPy converter's codes, scales and
+    zeros, on the GPU; a layer from it matches GPTQ's own dequantisation
+    (test_convert.py's packer and formula), packed on the GPU."""
+    import numpy as np
+    from test_convert import gptq_layer
+    from lowbit.convert import from_gptq
+
+    rng = np.random.default_rng(70 + bits + group_size)
+    # negative words (top bit set) included: torch's shifts are arithmetic
+    t, _, w_ref = gptq_layer(rng, bits, group_size, k=512, n=96)
+    conv_np = from_gptq(**t, bits=bits, group_size=group_size)
+    tg = {k: torch.from_numpy(v).cuda() for k, v in t.items()}
+    conv = from_gptq(**tg, bits=bits, group_size=group_size)
+    _same(conv, conv_np)
+    _run_converted(conv, w_ref)
+    # act-order: the same order and codes as the NumPy path
+    perm_idx = np.random.default_rng(3).permutation(512)
+    gi = t["g_idx"][perm_idx] if group_size != -1 else t["g_idx"]
+    a_np = from_gptq(**dict(t, g_idx=gi), bits=bits, group_size=group_size, act_order=True)
+    a_gpu = from_gptq(**dict(tg, g_idx=torch.from_numpy(gi).cuda()), bits=bits,
+                      group_size=group_size, act_order=True)
+    assert (a_np.perm is None) == (a_gpu.perm is None)
+    assert torch.equal(a_gpu.codes.cpu(), torch.from_numpy(a_np.codes))
+    if a_gpu.perm is not None:
+        with pytest.raises(ValueError, match="act-order"):
+            lowbit.Linear.from_converted(a_gpu)
+
+
+def test_awq_on_gpu():
+    import numpy as np
+    from test_convert import awq_pack, rand_scales
+    from lowbit.convert import from_awq
+
+    rng = np.random.default_rng(80)
+    k, n, group = 512, 96, 128
+    q = rng.integers(0, 16, size=(k, n))
+    z = rng.integers(0, 16, size=(k // group, n))
+    s = rand_scales(rng, (k // group, n))
+    bias = rng.standard_normal(n).astype(np.float16)
+    args = (awq_pack(q), awq_pack(z), s, bias)
+    conv_np = from_awq(*args, group_size=group)
+    conv = from_awq(*(torch.from_numpy(a).cuda() for a in args), group_size=group)
+    _same(conv, conv_np)
+    w_ref = ((q - np.repeat(z, group, axis=0)) *
+             np.repeat(s.astype(np.float64), group, axis=0)).T
+    _run_converted(conv, w_ref, bias)
+    with pytest.raises(ValueError, match="int32"):
+        from_awq(torch.from_numpy(args[0]).cuda().float(), *args[1:], group_size=group)
