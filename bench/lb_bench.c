@@ -162,6 +162,7 @@ typedef struct env {
   cublasHandle_t h;
   lb_timer t;
   double copy_bw;
+  double mma_tflops;    /* mma.sync's ceiling on this device; 0: unknown */
   lb_floor fl;
   int have_floor;
   row *rows;
@@ -330,13 +331,21 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       char plan[LB_PLAN_LEN];
       lb_plan_from pf = LB_PLAN_RULES;
       if (lb_op_plan(op, j.m, plan, &pf) != LB_OK) pf = LB_PLAN_RULES;
+      /* GEMM rows: the arithmetic rate, against cuBLAS's and the ceiling
+      ** of mma.sync on this device (the GEMV's is bytes, above) */
+      char rate[96] = "";
+      if (j.m > 8) {
+        const double fl = 2.0 * j.m * n * (double)k / 1e12;
+        snprintf(rate, sizeof rate, "  %.0f TFLOP/s (cuBLAS %.0f, mma.sync %.0f)",
+                 fl / (rw->us * 1e-6), fl / (rw->cublas_us * 1e-6), e->mma_tflops);
+      }
       printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
              "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
-             "regs %d  launch %.2f us  plan %s\n",
+             "regs %d  launch %.2f us  plan %s%s\n",
              rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
              rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->floor_us,
              100.0 * rw->floor_us / rw->us, rw->err,
-             rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us, from[pf]);
+             rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us, from[pf], rate);
     }
     fflush(stdout);
     if (!rw->pass) ok = 0;
@@ -480,10 +489,14 @@ int lb_bench_run(const lb_bench_opts *o) {
   e.copy_bw = copy_bandwidth(&e.t);
   e.have_floor = lb_floor_init(&e.fl, prop.major * 10 + prop.minor,
                                prop.multiProcessorCount);
+  e.mma_tflops = lb_mma_ceiling(prop.major * 10 + prop.minor,
+                                prop.multiProcessorCount);
   printf("device: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s "
-         "(read + write); %d iterations, median, L2 flushed by a %s\n",
+         "(read + write), mma.sync f16 %.0f TFLOP/s; %d iterations, median, "
+         "L2 flushed by a %s\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
-         e.copy_bw / 1e9, o->iters, o->flush_write ? "write" : "read");
+         e.copy_bw / 1e9, e.mma_tflops, o->iters,
+         o->flush_write ? "write" : "read");
   e.progress = isatty(STDERR_FILENO);
   e.shapes = o->nrecipes * o->nshapes;
   for (i = 0; i < o->nrecipes; i++) {

@@ -37,4 +37,9 @@ int lb_floor_launch(void *f);
 
 void lb_floor_free(lb_floor *f);
 
+/* TFLOP/s of mma.m16n8k16 (f16, f32 sums) with no memory traffic: the
+** ceiling of any kernel built on that instruction, GEMM rows' yardstick
+** beside cuBLAS.  0 on failure, with the reason printed. */
+double lb_mma_ceiling(int arch, int sms);
+
 #endif

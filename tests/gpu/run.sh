@@ -9,7 +9,8 @@
 # python.log (the PyTorch op on the GPU), python-overhead.log (host cost a
 # call against F.linear), convert-speed.log (GPTQ layers converted on the
 # GPU against the host), sanitizer.log and
-# sanitizer-summary.txt, bench.log, bench-gemm.log, bench-write.log, bench-narrow.log,
+# sanitizer-summary.txt, bench.log, bench-gemm.log, bench-crossover.log (and
+# crossover/*.svg), bench-write.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt),
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
@@ -188,6 +189,15 @@ if room 45 "bench-gemm"; then
     --iters 50 >"$out/bench-gemm.log" 2>&1 || bench_rc=1
   lap "bench gemm"
 fi
+# Speed-up against M from 1 to 16384 (GEMV to GEMM, where the curves
+# cross): two recipes, the headline shape, one SVG each in crossover/.
+if room 40 "bench-crossover"; then
+  mkdir -p "$out/crossover"
+  "$build/lowbit" bench "$root/recipes/a16w4_g128.lua" "$root/recipes/a16w8_channel.lua" \
+    --m 1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384 --shapes 8192x8192 \
+    --iters 20 --out "$out/crossover" >"$out/bench-crossover.log" 2>&1 || bench_rc=1
+  lap "bench crossover"
+fi
 if room 65 bench; then
   # shellcheck disable=SC2086
   "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1 ||
@@ -215,10 +225,12 @@ if room 25 "bench-write"; then
   lap "bench write"
 fi
 # Narrow, small and odd-width layers (N 16..16384, K 256..16384); last, and
-# with 30 iterations (at 50 they took 150 s of a 547 s run).
+# with 30 iterations (at 50 they took 150 s of a 547 s run; 16384 x 16384,
+# whose float64 references took about 40 s of it, left out since the
+# crossover and convert-speed steps came in).
 if room 120 "bench-narrow"; then
   "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 --iters 30 \
-    --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024,16384x16384 \
+    --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024 \
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
 fi
