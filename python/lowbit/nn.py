@@ -43,10 +43,12 @@ class Linear(nn.Module):
     """y = x W^T (+ bias) with W in a lowbit recipe's format.
 
     Linear(recipe, in_features, out_features, bias) makes an empty layer
-    (for load_state_dict); from_float and from_quantized fill one."""
+    (for load_state_dict); from_float and from_quantized fill one.  perm=True
+    gives it a column order (an act-order GPTQ layer, from_converted): it
+    then computes y from x[..., perm]."""
 
     def __init__(self, recipe, in_features, out_features, bias=False,
-                 device=None):
+                 device=None, perm=False):
         super().__init__()
         r = as_recipe(recipe)
         info = r.info
@@ -68,6 +70,9 @@ class Linear(nn.Module):
             raise ValueError(f"recipe {info.name} has no bias epilogue")
         self.register_buffer("bias", torch.zeros(
             n, dtype=self._dtypes["bias"], device=device) if bias else None)
+        # act-order layers: the weights' columns are x's in this order
+        self.register_buffer("perm", torch.arange(
+            self.in_features, device=device) if perm else None)
         self.info = info
         self._bound = None   # ops.eager's view of the buffers, made on first use
 
@@ -130,12 +135,9 @@ class Linear(nn.Module):
         in the temporary directory; Linear keys its op by a recipe file),
         then from_quantized packs the codes where they are: on the GPU for a
         layer converted from CUDA tensors.  An act-order layer (conv.perm)
-        is refused: it computes y only on x[..., conv.perm], which the
-        caller must gather (from_quantized takes its codes)."""
-        if conv.perm is not None:
-            raise ValueError("from_converted: an act-order layer (conv.perm) runs on "
-                             "x[..., conv.perm]; gather x yourself and build the layer "
-                             "with from_quantized")
+        keeps its column order and gathers x[..., perm] before each call (a
+        copy of x; layers fed the same x with the same perm could share
+        one, which this does not try)."""
         d = recipe_dir or os.path.join(tempfile.gettempdir(), f"lowbit-recipes-{os.getuid()}")
         os.makedirs(d, exist_ok=True)
         name = conv.recipe_text.split('"', 2)[1]
@@ -146,8 +148,14 @@ class Linear(nn.Module):
             with open(tmp, "w") as f:
                 f.write(conv.recipe_text)
             os.replace(tmp, path)   # whole or absent, for other processes
-        return cls.from_quantized(path, conv.codes, conv.scales, conv.zeros,
-                                  conv.bias, device=device)
+        lin = cls.from_quantized(path, conv.codes, conv.scales, conv.zeros,
+                                 conv.bias, device=device)
+        if conv.perm is not None:
+            p = torch.as_tensor(np.asarray(conv.perm), dtype=torch.int64)
+            if tuple(p.shape) != (lin.in_features,):
+                raise ValueError(f"perm must be [{lin.in_features}], got {list(p.shape)}")
+            lin.perm = p.to(lin.packed.device)
+        return lin
 
     @classmethod
     def from_float(cls, linear, recipe="a16w4_g128", device=None):
@@ -169,6 +177,8 @@ class Linear(nn.Module):
                                   device=w.device if device is None else device)
 
     def forward(self, x):
+        if self.perm is not None:   # act-order: the weights' column order
+            x = x.index_select(-1, self.perm)
         # eager calls skip the dispatcher (ops.eager); tracing, autograd
         # and anything the eager path cannot vouch for take the op
         y = ops.eager(self, x)

@@ -249,7 +249,7 @@ def _same(conv_gpu, conv_np):
 def _run_converted(conv, w_ref, bias=None):
     """Linear.from_converted packs on the GPU; y against x W_ref^T."""
     q = lowbit.Linear.from_converted(conv)
-    assert q.packed.is_cuda
+    assert q.packed.is_cuda and (q.perm is None) == (conv.perm is None)
     x = torch.randn(3, conv.k, device="cuda", dtype=torch.float16)
     w = torch.from_numpy(w_ref).cuda()
     b = None if bias is None else torch.from_numpy(bias).double().cuda()
@@ -279,17 +279,18 @@ def test_gptq_on_gpu(bits, group_size):
     conv = from_gptq(**tg, bits=bits, group_size=group_size)
     _same(conv, conv_np)
     _run_converted(conv, w_ref)
-    # act-order: the same order and codes as the NumPy path
-    perm_idx = np.random.default_rng(3).permutation(512)
-    gi = t["g_idx"][perm_idx] if group_size != -1 else t["g_idx"]
-    a_np = from_gptq(**dict(t, g_idx=gi), bits=bits, group_size=group_size, act_order=True)
-    a_gpu = from_gptq(**dict(tg, g_idx=torch.from_numpy(gi).cuda()), bits=bits,
-                      group_size=group_size, act_order=True)
-    assert (a_np.perm is None) == (a_gpu.perm is None)
-    assert torch.equal(a_gpu.codes.cpu(), torch.from_numpy(a_np.codes))
-    if a_gpu.perm is not None:
-        with pytest.raises(ValueError, match="act-order"):
-            lowbit.Linear.from_converted(a_gpu)
+    # act-order (desc_act): the same order and codes as the NumPy path, and
+    # a layer that gathers x[..., perm] itself matches the checkpoint's W
+    if group_size != -1:
+        gi = (np.arange(512) // group_size).astype(np.int32)
+        gi = gi[np.random.default_rng(3).permutation(512)]
+        t2, _, w2 = gptq_layer(rng, bits, group_size, k=512, n=96, g_idx=gi)
+        a_np = from_gptq(**t2, bits=bits, group_size=group_size, act_order=True)
+        t2g = {k: torch.from_numpy(v).cuda() for k, v in t2.items()}
+        a_gpu = from_gptq(**t2g, bits=bits, group_size=group_size, act_order=True)
+        assert a_gpu.perm is not None and np.array_equal(a_gpu.perm, a_np.perm)
+        assert torch.equal(a_gpu.codes.cpu(), torch.from_numpy(a_np.codes))
+        _run_converted(a_gpu, w2)
 
 
 def test_awq_on_gpu():
