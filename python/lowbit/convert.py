@@ -3,8 +3,8 @@
 Each converter takes the tensors a checkpoint stores for one linear layer
 (as NumPy arrays; for torch tensors pass ``t.cpu().numpy()``) and returns a
 :class:`Converted`: a recipe text plus the codes, scales, zeros and bias that
-``lb_pack`` and ``lb_op_run`` take.  GPTQ and AWQ layers whose ``qweight``
-is a torch CUDA tensor are converted on that GPU instead (torch ops, the
+``lb_pack`` and ``lb_op_run`` take.  Layers whose ``qweight`` (``W_q`` for
+HQQ) is a torch CUDA tensor are converted on that GPU instead (torch ops, the
 same bits), and ``lowbit.Linear.from_converted`` packs them there
 (``lb_pack_device``): a layer never visits the host.  The layer is y = x . W^T (+ bias) with W
 [N][K]; every converter gives W in lowbit's form
@@ -512,6 +512,14 @@ def from_hqq(W_q, scale, zero, nbits, group_size, shape, bias=None, *, axis: int
     g = 1 if group == 0 else k // group
     rows, cols = (n, k) if group == 0 else (n * k // group, group)
 
+    if _on_gpu(W_q):  # on its GPU, with torch ops: the same codes
+        dev = W_q.device
+        codes = _t_hqq_codes(W_q, bits, n, k, rows, cols)
+        s = _t_f16(_t_on(scale, dev, "hqq scale").reshape(-1), dev, (n * g,),
+                   f"hqq scale (N*K/group_size = {n * g} values)")
+        z = _t_f16(_t_on(zero, dev, "hqq zero").reshape(-1), dev, (n * g,),
+                   f"hqq zero (N*K/group_size = {n * g} values)")
+        return _converted("hqq", bits, group, codes, s.reshape(n, g), z.reshape(n, g), bias, n, k)
     codes = _hqq_codes(np.asarray(W_q), bits, n, k, rows, cols)
     s = _to_f16(np.asarray(scale).reshape(-1), (n * g,), f"hqq scale (N*K/group_size = {n * g} values)")
     z = _to_f16(np.asarray(zero).reshape(-1), (n * g,), f"hqq zero (N*K/group_size = {n * g} values)")
@@ -554,6 +562,42 @@ def _hqq_codes(wq: np.ndarray, bits: int, n: int, k: int, rows: int, cols: int) 
     parts = [(w >> (top - bits * j)) & mask for j in range(slices)]
     unpacked = np.concatenate(parts, axis=0)[:rows]
     return np.ascontiguousarray(unpacked.astype(np.uint8).reshape(n, k))
+
+
+def _t_hqq_codes(wq, bits: int, n: int, k: int, rows: int, cols: int):
+    """_hqq_codes for a CUDA tensor (the same checks, the same codes)."""
+    import torch
+
+    if wq.numel() == n * k:
+        if wq.dtype.is_floating_point and bool((wq != torch.round(wq)).any()):
+            raise ValueError("hqq W_q holds non-integer values; expected codes")
+        v = wq.reshape(n, k)
+        c = v if v.dtype.is_floating_point else v.to(torch.int32)  # 2^8 past uint8
+        if bool((c < 0).any()) or bool((c >= 2**bits).any()):
+            raise ValueError(f"hqq W_q has codes outside 0..{2**bits - 1} for nbits={bits}")
+        return v.to(torch.uint8).contiguous()
+    if bits not in _HQQ_PACKING:
+        raise ValueError(
+            f"hqq W_q has {wq.numel()} elements; {bits}-bit codes must come unpacked, N*K = {n * k} elements"
+        )
+    store, slices, top = _HQQ_PACKING[bits]
+    tstore = torch.int32 if store is np.int32 else torch.uint8
+    step = -(-rows // slices)
+    if bits != 3 and rows % slices:
+        raise ValueError(f"hqq: {rows} rows cannot be packed {slices} to a byte")
+    if wq.dtype.is_floating_point:  # view_as_float
+        wq = wq.contiguous().view(tstore)
+    if wq.dtype != tstore:
+        raise ValueError(f"hqq packed W_q for {bits} bits must be {np.dtype(store).name}, got {wq.dtype}")
+    if wq.dim() != 2 or tuple(wq.shape) != (step, cols):
+        raise ValueError(
+            f"hqq packed W_q has shape {tuple(wq.shape)}, expected {(step, cols)} "
+            f"({bits}-bit packing of the [{rows}, {cols}] grouped codes), or {n * k} unpacked codes"
+        )
+    mask = (1 << bits) - 1   # top - bits * j >= 0: the sign bit of int32 is never kept
+    parts = [(wq >> (top - bits * j)) & mask for j in range(slices)]
+    unpacked = torch.cat(parts, dim=0)[:rows]
+    return unpacked.to(torch.uint8).reshape(n, k).contiguous()
 
 
 # ---- reference ------------------------------------------------------------------------

@@ -313,3 +313,23 @@ def test_awq_on_gpu():
     _run_converted(conv, w_ref, bias)
     with pytest.raises(ValueError, match="int32"):
         from_awq(torch.from_numpy(args[0]).cuda().float(), *args[1:], group_size=group)
+
+
+@pytest.mark.parametrize("bits,packed", [(1, True), (2, True), (3, True), (4, True),
+                                         (8, True), (5, False), (7, False)])
+def test_hqq_on_gpu(bits, packed):
+    """from_hqq on a CUDA W_q (HQQ's packing, or GemLite's unpacked codes):
+    the NumPy converter's values, and a layer matching HQQ's dequantisation."""
+    import numpy as np
+    from test_convert import hqq_layer, hqq_pack
+    from lowbit.convert import from_hqq
+
+    rng = np.random.default_rng(90 + bits)
+    n, k, group = 96, 512, 64
+    w_q, scale, zero, w_ref = hqq_layer(rng, bits, group, n=n, k=k)
+    wq = hqq_pack(w_q, bits) if packed else w_q.reshape(n, k).astype(np.uint8)
+    conv_np = from_hqq(wq, scale, zero, bits, group, (n, k))
+    conv = from_hqq(torch.from_numpy(wq).cuda(), torch.from_numpy(scale).cuda(),
+                    torch.from_numpy(zero).cuda(), bits, group, (n, k))
+    _same(conv, conv_np)
+    _run_converted(conv, w_ref)
