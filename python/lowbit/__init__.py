@@ -2,7 +2,8 @@
 
 Torch-free: Recipe, generate, compile_offline, sizes, pack, unpack, and the
 runtime (Context, Op) on raw device pointers.  With PyTorch: Linear,
-quantize_, overlap_ and the torch.library op lowbit::linear, imported on first use,
+quantize_, from_checkpoint_, overlap_ and the torch.library op lowbit::linear,
+imported on first use,
 so `import lowbit` never imports torch.
 """
 import importlib
@@ -21,7 +22,7 @@ __all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
            "generate", "plan_candidates", "describe_kernel", "Kernel",
            "compile_offline",
            "Compiled", "sizes", "Sizes", "pack",
-           "unpack", "library_path", "Linear", "quantize_", "overlap_",
+           "unpack", "library_path", "Linear", "quantize_", "overlap_", "from_checkpoint_",
            "convert"]
 
 # name -> (module, attribute or None for the module itself)
@@ -29,6 +30,7 @@ _LAZY = {
     "Linear": (".nn", "Linear"),
     "quantize_": (".nn", "quantize_"),
     "overlap_": (".nn", "overlap_"),
+    "from_checkpoint_": (".nn", "from_checkpoint_"),
     "nn": (".nn", None),
     "ops": (".ops", None),
     "quant": (".quant", None),

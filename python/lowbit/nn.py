@@ -243,6 +243,57 @@ def quantize_(model, recipe="a16w4_g128", filter=None):
     return model
 
 
+def _checkpoint_layer(mod, zero_offset, act_order):
+    """The Converted of a GPTQ or AWQ quantized linear module, or None for
+    any other module.  AutoAWQ's WQLinear_GEMM: qweight, qzeros, scales,
+    bias, w_bit, group_size.  AutoGPTQ / GPTQModel QuantLinear: qweight,
+    qzeros, scales, g_idx, bias, bits, group_size."""
+    from . import convert
+
+    if not isinstance(getattr(mod, "qweight", None), torch.Tensor):
+        return None
+    bias = getattr(mod, "bias", None)
+    if hasattr(mod, "w_bit"):
+        return convert.from_awq(mod.qweight, mod.qzeros, mod.scales, bias,
+                                bits=int(mod.w_bit), group_size=int(mod.group_size))
+    if hasattr(mod, "bits") and hasattr(mod, "g_idx"):
+        return convert.from_gptq(mod.qweight, mod.qzeros, mod.scales, mod.g_idx,
+                                 bias, bits=int(mod.bits),
+                                 group_size=int(mod.group_size),
+                                 zero_offset=zero_offset, act_order=act_order)
+    return None
+
+
+def from_checkpoint_(model, filter=None, zero_offset=1, act_order=True):
+    """Replaces, in place, every GPTQ or AWQ quantized linear module of
+    model (AutoGPTQ / GPTQModel QuantLinear, AutoAWQ WQLinear_GEMM: found by
+    their tensors and attributes, not their classes) for which
+    filter(module, name) is true by lowbit.Linear.from_converted of its
+    tensors: converted and packed where they are (on the GPU for a model on
+    one).  zero_offset: 1 for GPTQ checkpoint_format "gptq" (v1), 0 for
+    "gptq_v2" (convert.from_gptq).  act_order: desc_act layers keep their
+    column order and gather x (False: refuse them).  A layer lowbit cannot
+    take raises, naming it.  Returns the number of layers replaced."""
+    todo = [(name, mod) for name, mod in model.named_modules()
+            if name and (filter is None or filter(mod, name))]
+    done = 0
+    for name, mod in todo:
+        try:
+            conv = _checkpoint_layer(mod, zero_offset, act_order)
+            if conv is None:
+                continue
+            new = Linear.from_converted(conv)
+        except LowbitError as e:
+            e.message = f"from_checkpoint_: layer {name!r}: {e.message}"
+            raise
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"from_checkpoint_: layer {name!r}: {e}") from e
+        parent, _, leaf = name.rpartition(".")
+        setattr(model.get_submodule(parent) if parent else model, leaf, new)
+        done += 1
+    return done
+
+
 def overlap_(model, on=True):
     """Lets the kernels of every lowbit.Linear in model (or of model, a
     lowbit.Linear) start while the kernel before them on the stream ends

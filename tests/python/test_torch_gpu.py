@@ -333,3 +333,63 @@ def test_hqq_on_gpu(bits, packed):
                     torch.from_numpy(zero).cuda(), bits, group, (n, k))
     _same(conv, conv_np)
     _run_converted(conv, w_ref)
+
+
+class _GPTQLinear(torch.nn.Module):
+    """Stands for AutoGPTQ's QuantLinear: its buffers and attributes."""
+
+    def __init__(self, t, bits, group_size, bias=None):
+        super().__init__()
+        self.bits, self.group_size = bits, group_size
+        for k, v in t.items():
+            self.register_buffer(k, torch.from_numpy(v))
+        self.register_buffer("bias", None if bias is None else torch.from_numpy(bias))
+
+
+class _AWQLinear(torch.nn.Module):
+    """Stands for AutoAWQ's WQLinear_GEMM."""
+
+    def __init__(self, qweight, qzeros, scales, bias, group_size):
+        super().__init__()
+        self.w_bit, self.group_size = 4, group_size
+        for k, v in (("qweight", qweight), ("qzeros", qzeros), ("scales", scales),
+                     ("bias", bias)):
+            self.register_buffer(k, None if v is None else torch.from_numpy(v))
+
+
+def test_from_checkpoint():
+    """from_checkpoint_ swaps a model's GPTQ (act-order included) and AWQ
+    layers in place, on the GPU, and leaves other modules alone; the model
+    then computes x W^T with each checkpoint's own W."""
+    import numpy as np
+    from test_convert import awq_pack, gptq_layer, rand_scales
+
+    rng = np.random.default_rng(11)
+    k, n = 512, 96
+    gi = (np.arange(k) // 128).astype(np.int32)[np.random.default_rng(4).permutation(k)]
+    t1, _, w1 = gptq_layer(rng, 4, 128, k=k, n=k)            # 512 -> 512
+    t2, _, w2 = gptq_layer(rng, 3, 128, k=k, n=n, g_idx=gi)  # 512 -> 96, act-order
+    q = rng.integers(0, 16, size=(k, n))
+    z = rng.integers(0, 16, size=(k // 64, n))
+    s = rand_scales(rng, (k // 64, n))
+    w3 = ((q - np.repeat(z, 64, axis=0)) * np.repeat(s.astype(np.float64), 64, axis=0)).T
+    b3 = rng.standard_normal(n).astype(np.float16)
+    model = torch.nn.Sequential(
+        _GPTQLinear(t1, 4, 128), torch.nn.Identity(), _GPTQLinear(t2, 3, 128),
+        torch.nn.Sequential(_AWQLinear(awq_pack(q), awq_pack(z), s, b3, 64))).cuda()
+    # (every quantized layer takes 512 inputs: each is checked on the same x)
+    assert lowbit.from_checkpoint_(model) == 3
+    assert isinstance(model[0], lowbit.Linear) and isinstance(model[1], torch.nn.Identity)
+    assert isinstance(model[2], lowbit.Linear) and model[2].perm is not None
+    assert isinstance(model[3][0], lowbit.Linear)
+    x = torch.randn(4, k, device="cuda", dtype=torch.float16)
+    for lin, w, b in ((model[0], w1, None), (model[2], w2, None), (model[3][0], w3, b3)):
+        wd = torch.from_numpy(np.ascontiguousarray(w)).cuda()
+        xd = x.double()
+        ref = xd @ wd.T + (0 if b is None else torch.from_numpy(b).double().cuda())
+        bound = 4 * UNIT[torch.float16] * ref.abs() + 8 * UNIT[torch.float16] * (
+            xd.abs() @ wd.abs().T) + 1e-6
+        assert float(((lin(x).double() - ref).abs() / bound).max()) <= 1
+    with pytest.raises(ValueError, match="from_checkpoint_: layer '0'.*act-order"):
+        lowbit.from_checkpoint_(torch.nn.Sequential(_GPTQLinear(t2, 3, 128)).cuda(),
+                                act_order=False)
