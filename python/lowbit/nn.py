@@ -228,19 +228,32 @@ def quantize_(model, recipe="a16w4_g128", filter=None):
     if isinstance(model, nn.Linear):
         raise ValueError("quantize_ replaces submodules in place: wrap a bare "
                          "nn.Linear in a module, or use Linear.from_float")
+    _replace(model, "quantize_",
+             lambda mod: Linear.from_float(mod, r) if isinstance(mod, nn.Linear) else None,
+             filter)
+    return model
+
+
+def _replace(model, who, make, filter):
+    """Puts make(module) in place of every submodule the filter accepts
+    for which it is not None; an error names the layer.  The count."""
     todo = [(name, mod) for name, mod in model.named_modules()
-            if isinstance(mod, nn.Linear) and (filter is None or filter(mod, name))]
+            if name and (filter is None or filter(mod, name))]
+    done = 0
     for name, mod in todo:
         try:
-            new = Linear.from_float(mod, r)
+            new = make(mod)
         except LowbitError as e:
-            e.message = f"quantize_: layer {name!r}: {e.message}"
+            e.message = f"{who}: layer {name!r}: {e.message}"
             raise
         except (ValueError, TypeError) as e:
-            raise type(e)(f"quantize_: layer {name!r}: {e}") from e
+            raise type(e)(f"{who}: layer {name!r}: {e}") from e
+        if new is None:
+            continue
         parent, _, leaf = name.rpartition(".")
         setattr(model.get_submodule(parent) if parent else model, leaf, new)
-    return model
+        done += 1
+    return done
 
 
 def _checkpoint_layer(mod, zero_offset, act_order):
@@ -274,24 +287,11 @@ def from_checkpoint_(model, filter=None, zero_offset=1, act_order=True):
     "gptq_v2" (convert.from_gptq).  act_order: desc_act layers keep their
     column order and gather x (False: refuse them).  A layer lowbit cannot
     take raises, naming it.  Returns the number of layers replaced."""
-    todo = [(name, mod) for name, mod in model.named_modules()
-            if name and (filter is None or filter(mod, name))]
-    done = 0
-    for name, mod in todo:
-        try:
-            conv = _checkpoint_layer(mod, zero_offset, act_order)
-            if conv is None:
-                continue
-            new = Linear.from_converted(conv)
-        except LowbitError as e:
-            e.message = f"from_checkpoint_: layer {name!r}: {e.message}"
-            raise
-        except (ValueError, TypeError) as e:
-            raise type(e)(f"from_checkpoint_: layer {name!r}: {e}") from e
-        parent, _, leaf = name.rpartition(".")
-        setattr(model.get_submodule(parent) if parent else model, leaf, new)
-        done += 1
-    return done
+    def make(mod):
+        conv = _checkpoint_layer(mod, zero_offset, act_order)
+        return None if conv is None else Linear.from_converted(conv)
+
+    return _replace(model, "from_checkpoint_", make, filter)
 
 
 def overlap_(model, on=True):

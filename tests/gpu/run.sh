@@ -160,27 +160,25 @@ if room 60 sanitizer; then
 else
   san_rc=1
 fi
+# A bench script of bench/ on the in-tree liblowbit.so, where torch is:
+# pybench NAME NEED_S TIMEOUT_S SCRIPT (its log: NAME.log).
+pybench() {
+  if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
+    room "$2" "$1"; then
+    LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+    PYTHONPATH="$root/python" timeout "$3" python3 "$root/bench/$4" \
+      >"$out/$1.log" 2>&1 || py_rc=1
+    lap "$1"
+  fi
+}
 # lowbit.Linear's host cost a call against F.linear's (cuBLAS) in the same
 # process, and lb_op_run's through ctypes: out of the way of the tests'
 # compiles, which share the CPU.
-if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
-  room 20 python-overhead; then
-  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-  PYTHONPATH="$root/python" timeout 60 python3 "$root/bench/python_overhead.py" \
-    >"$out/python-overhead.log" 2>&1 || py_rc=1
-  lap "python overhead"
-fi
+pybench python-overhead 20 60 python_overhead.py
 # A GPTQ decoder layer's linears converted and packed on the GPU against
-# the host path (bench/convert_speed.py).
-if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
-  room 40 convert-speed; then
-  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-  PYTHONPATH="$root/python" timeout 90 python3 "$root/bench/convert_speed.py" \
-    >"$out/convert-speed.log" 2>&1 || py_rc=1
-  lap "convert speed"
-fi
+# the host path.
+pybench convert-speed 40 90 convert_speed.py
 bench_rc=0
 tune_rc=0
 # The GEMM's rows: every recipe at M = 16..128 on the issue's headline shape.
