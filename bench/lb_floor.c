@@ -38,27 +38,34 @@ static const char *read_src =
     "  if (acc == 0x9e3779b9u) sink[0] = acc;\n"
     "}\n";
 
-int lb_floor_init(lb_floor *f, int arch, int sms) {
+/* Kernel `name` of src, compiled for sm_<arch> through lowbit's NVRTC path
+** and disk cache, and loaded.  0 on failure, with `what` and the reason
+** printed. */
+static int load(const char *src, const char *name, int arch, const char *what,
+                const lb_cu **cu, CUmodule *mod, CUfunction *fn) {
   lb_binary bin;
   int cache;
   double sec;
   CUresult rc;
-  memset(f, 0, sizeof *f);
   memset(&bin, 0, sizeof bin);
-  if (lb_cuda(&f->cu) != LB_OK ||
-      lb_obtain(read_src, arch, &bin, &cache, &sec) != LB_OK) {
-    fprintf(stderr, "read floor: %s\n", lb_errmsg());
+  if (lb_cuda(cu) != LB_OK || lb_obtain(src, arch, &bin, &cache, &sec) != LB_OK) {
+    fprintf(stderr, "%s: %s\n", what, lb_errmsg());
     return 0;
   }
-  rc = f->cu->ModuleLoadData(&f->mod, bin.data);
-  if (rc == CUDA_SUCCESS)
-    rc = f->cu->ModuleGetFunction(&f->fn, f->mod, "lb_read");
+  rc = (*cu)->ModuleLoadData(mod, bin.data);
+  if (rc == CUDA_SUCCESS) rc = (*cu)->ModuleGetFunction(fn, *mod, name);
   lb_binary_free(&bin);
   if (rc != CUDA_SUCCESS) {
-    fprintf(stderr, "read floor: loading the kernel failed (CUresult %d)\n",
-            (int)rc);
+    fprintf(stderr, "%s: loading the kernel failed (CUresult %d)\n", what, (int)rc);
     return 0;
   }
+  return 1;
+}
+
+int lb_floor_init(lb_floor *f, int arch, int sms) {
+  memset(f, 0, sizeof *f);
+  if (!load(read_src, "lb_read", arch, "read floor", &f->cu, &f->mod, &f->fn))
+    return 0;
   f->grid = (unsigned)(sms > 0 ? sms : 1) * 32u;
   if (cudaMalloc((void **)&f->sink, 16) != cudaSuccess) {
     fprintf(stderr, "read floor: cudaMalloc failed\n");
@@ -126,22 +133,14 @@ static const char *mma_src =
 
 double lb_mma_ceiling(int arch, int sms) {
   const lb_cu *cu;
-  lb_binary bin;
   CUmodule mod = NULL;
   CUfunction fn;
   cudaEvent_t e0 = NULL, e1 = NULL;
   float *sink = NULL, ms = 0.f, best = 0.f;
-  int cache, iters = 4096, r, ok = 0;
-  double sec;
+  int iters = 4096, r, ok = 0;
   void *args[2];
-  memset(&bin, 0, sizeof bin);
-  if (lb_cuda(&cu) != LB_OK || lb_obtain(mma_src, arch, &bin, &cache, &sec) != LB_OK) {
-    fprintf(stderr, "mma ceiling: %s\n", lb_errmsg());
-    return 0;
-  }
-  if (cu->ModuleLoadData(&mod, bin.data) != CUDA_SUCCESS ||
-      cu->ModuleGetFunction(&fn, mod, "lb_mma_peak") != CUDA_SUCCESS ||
-      cudaMalloc((void **)&sink, 16) != cudaSuccess ||
+  if (!load(mma_src, "lb_mma_peak", arch, "mma ceiling", &cu, &mod, &fn)) return 0;
+  if (cudaMalloc((void **)&sink, 16) != cudaSuccess ||
       cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
     goto done;
   args[0] = &sink;
@@ -162,7 +161,6 @@ done:
   if (e1) cudaEventDestroy(e1);
   cudaFree(sink);
   if (mod) cu->ModuleUnload(mod);
-  lb_binary_free(&bin);
   /* 2 * 16 * 8 * 16 flops an MMA, 16 MMAs an iteration, 8 warps a block */
   return ok ? 2.0 * 16 * 8 * 16 * 16 * iters * 8.0 * sms * 2 / (best * 1e-3) / 1e12 : 0;
 }

@@ -76,8 +76,12 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
              "%d block(s) of %d warps, split %d, cluster %d%s, %d stage(s)%s, "
              "x resident up to m = %d", c.grid, c.warps, c.split, c.cluster,
              fold, c.stages, c.lazy ? " (lazy)" : "", c.xs_m);
-    out->threads = 32 * c.warps;
-    out->smem_hi = out->smem_lo = c.smem;
+    {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
+        ** the 99 KB parts come before sm_90 and run the folded one */
+      int t;
+      lb_gemv_block(&c, 90, &out->threads, &out->smem_hi);
+      lb_gemv_block(&c, 89, &t, &out->smem_lo);
+    }
   } else {
     lb_gemm_plans p;
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo;

@@ -109,75 +109,127 @@ def _recipe_name(fmt: str, bits: int, group: int) -> str:
 # ---- checks shared by the converters ----------------------------------------
 
 
-def _as_int_words(a, what: str) -> np.ndarray:
-    """int32/uint32 array, reinterpreted as uint32 so shifts are logical."""
-    a = np.asarray(a)
-    if a.dtype.kind not in "iu" or a.dtype.itemsize != 4:
-        raise ValueError(f"{what} must be int32 (packed 32-bit words), got dtype {a.dtype}")
-    return np.ascontiguousarray(a).view(np.uint32)
-
-
-# ---- torch CUDA tensors (GPTQ, AWQ) -------------------------------------------
+# ---- where the arrays live: NumPy on the host, or torch on a GPU -------------
 #
-# The same bits as the NumPy path, with torch ops on the tensors' GPU.  torch
-# has no unsigned 32-bit shifts: words stay int32, and a right shift that
-# sign-extends is masked back to the bits it moved down.
+# The converters are written once against these few operations.  A layer is
+# converted where its packed tensor is: on its GPU with torch ops when that
+# is a CUDA tensor (the other tensors are moved there), else with NumPy.  The
+# bits are the same: torch has no unsigned 32-bit shifts, so words stay
+# int32 there and every right shift is masked back to the bits it moved
+# down (a no-op on NumPy's uint32 words).
 
 
-def _on_gpu(a) -> bool:
+class _Host:
+    """NumPy arrays."""
+
+    def put(self, a):
+        return np.asarray(a)
+
+    def words(self, a, what: str) -> np.ndarray:
+        """int32/uint32 array, reinterpreted as uint32."""
+        a = np.asarray(a)
+        if a.dtype.kind not in "iu" or a.dtype.itemsize != 4:
+            raise ValueError(f"{what} must be int32 (packed 32-bit words), got dtype {a.dtype}")
+        return np.ascontiguousarray(a).view(np.uint32)
+
+    def f16(self, a, shape: tuple, what: str) -> np.ndarray:
+        """float16 copy; refuses values that f16 cannot hold (inf, NaN)."""
+        a = np.asarray(a)
+        if a.dtype.kind != "f" and a.dtype.kind not in "iu":
+            raise ValueError(f"{what} must be a float array, got dtype {a.dtype}")
+        _check_shape(a, shape, what, "see docs/checkpoints.md")
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = a.astype(np.float16)
+        if not np.all(np.isfinite(h)):
+            raise ValueError(f"{what} has values that are not finite in float16 (|v| > 65504, inf or NaN)")
+        return np.ascontiguousarray(h)
+
+    def as_(self, a, dtype: str):   # dtype: "uint8", "int32", "float16"
+        return a.astype(dtype)
+
+    def cat(self, parts, axis: int):
+        return np.concatenate(parts, axis=axis)
+
+    def contiguous(self, a):
+        return np.ascontiguousarray(a)
+
+    def is_float(self, a) -> bool:
+        return a.dtype.kind == "f"
+
+    def storage(self, a, dtype: str, what: str):
+        """HQQ's packed W_q in its storage dtype (a float view viewed back)."""
+        if a.dtype.kind == "f":
+            a = np.ascontiguousarray(a).view(dtype)
+        if a.dtype.kind not in "iu" or a.dtype.itemsize != np.dtype(dtype).itemsize:
+            raise ValueError(f"{what} must be {dtype}, got {a.dtype}")
+        return a.view(np.uint32 if dtype == "int32" else np.uint8)
+
+
+class _Device:
+    """torch tensors on one CUDA device."""
+
+    def __init__(self, dev):
+        import torch
+
+        self.torch, self.dev = torch, dev
+
+    def put(self, a):
+        t = self.torch
+        return (a if isinstance(a, t.Tensor) else t.as_tensor(np.asarray(a))).to(self.dev)
+
+    def words(self, a, what: str):
+        t = self.torch
+        a = self.put(a)
+        if a.dtype not in (t.int32, getattr(t, "uint32", t.int32)):
+            raise ValueError(f"{what} must be int32 (packed 32-bit words), got dtype {a.dtype}")
+        return a.contiguous().view(t.int32)
+
+    def f16(self, a, shape: tuple, what: str):
+        t = self.torch
+        a = self.put(a)
+        if not a.dtype.is_floating_point and a.dtype not in (t.int16, t.int32, t.int64, t.uint8):
+            raise ValueError(f"{what} must be a float array, got dtype {a.dtype}")
+        _check_shape(a, shape, what, "see docs/checkpoints.md")
+        h = a.to(t.float16)
+        if not bool(t.isfinite(h).all()):
+            raise ValueError(f"{what} has values that are not finite in float16 (|v| > 65504, inf or NaN)")
+        return h.contiguous()
+
+    def as_(self, a, dtype: str):
+        return a.to(getattr(self.torch, dtype))
+
+    def cat(self, parts, axis: int):
+        return self.torch.cat(parts, dim=axis)
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def is_float(self, a) -> bool:
+        return a.dtype.is_floating_point
+
+    def storage(self, a, dtype: str, what: str):
+        want = getattr(self.torch, dtype)
+        if a.dtype.is_floating_point:
+            a = a.contiguous().view(want)
+        if a.dtype != want:
+            raise ValueError(f"{what} must be {dtype}, got {a.dtype}")
+        return a
+
+
+_HOST = _Host()
+
+
+def _host(a) -> np.ndarray:
+    """A NumPy view or copy of an array or tensor (for checks and messages)."""
+    return a.cpu().numpy() if hasattr(a, "cpu") else np.asarray(a)
+
+
+def _where(a):
+    """The backend of the layer whose packed tensor is a."""
     torch = sys.modules.get("torch")
-    return torch is not None and isinstance(a, torch.Tensor) and a.is_cuda
-
-
-def _t_words(a, what: str):
-    import torch
-
-    if a.dtype not in (torch.int32, getattr(torch, "uint32", torch.int32)):
-        raise ValueError(f"{what} must be int32 (packed 32-bit words), got dtype {a.dtype}")
-    return a.contiguous().view(torch.int32)
-
-
-def _t_on(a, dev, what: str):
-    """a (torch tensor or array-like) on device dev."""
-    import torch
-
-    return (a if isinstance(a, torch.Tensor) else torch.as_tensor(np.asarray(a))).to(dev)
-
-
-def _t_unpack_lsb(words, bits: int):
-    """_unpack_lsb for int32 torch words (the same stream, the same codes)."""
-    import torch
-
-    per = bits // math.gcd(bits, 32)
-    codes_per = 32 * per // bits
-    if words.shape[-1] % per:
-        raise ValueError(f"{words.shape[-1]} words cannot hold whole {bits}-bit blocks of {per} words")
-    blocks = words.reshape(*words.shape[:-1], -1, per)
-    out = torch.empty(blocks.shape[:-1] + (codes_per,), dtype=torch.uint8, device=words.device)
-    mask = (1 << bits) - 1
-    for j in range(codes_per):
-        p, s = divmod(j * bits, 32)
-        v = blocks[..., p]
-        if s:  # logical shift: the sign bits an arithmetic one brings in, masked off
-            v = (v >> s) & ((1 << (32 - s)) - 1)
-        if s + bits > 32:
-            v = v | (blocks[..., p + 1] << (32 - s))
-        out[..., j] = (v & mask).to(torch.uint8)
-    return out.reshape(*words.shape[:-1], -1)
-
-
-def _t_f16(a, dev, shape: tuple, what: str):
-    import torch
-
-    a = _t_on(a, dev, what)
-    if not (a.dtype.is_floating_point or a.dtype in (torch.int32, torch.int64, torch.int16, torch.uint8)):
-        raise ValueError(f"{what} must be a float array, got dtype {a.dtype}")
-    if tuple(a.shape) != tuple(shape):
-        raise ValueError(f"{what} has shape {tuple(a.shape)}, expected {tuple(shape)} (see docs/checkpoints.md)")
-    h = a.to(torch.float16)
-    if not bool(torch.isfinite(h).all()):
-        raise ValueError(f"{what} has values that are not finite in float16 (|v| > 65504, inf or NaN)")
-    return h.contiguous()
+    if torch is not None and isinstance(a, torch.Tensor) and a.is_cuda:
+        return _Device(a.device)
+    return _HOST
 
 
 def _check_shape(a: np.ndarray, shape: tuple, what: str, why: str) -> None:
@@ -203,41 +255,25 @@ def _check_lowbit_layer(n: int, k: int, group: int, fmt: str) -> None:
         raise ValueError(f"{fmt}: layer {n} x {k} is too large for lowbit (N*K < 2^31, K <= 2^26)")
 
 
-def _to_f16(a, shape: tuple, what: str) -> np.ndarray:
-    """float16 copy; refuses values that f16 cannot hold (inf, NaN)."""
-    a = np.asarray(a)
-    if a.dtype.kind != "f" and a.dtype.kind not in "iu":
-        raise ValueError(f"{what} must be a float array, got dtype {a.dtype}")
-    _check_shape(a, shape, what, "see docs/checkpoints.md")
-    with np.errstate(over="ignore", invalid="ignore"):
-        h = a.astype(np.float16)
-    if not np.all(np.isfinite(h)):
-        raise ValueError(f"{what} has values that are not finite in float16 (|v| > 65504, inf or NaN)")
-    return np.ascontiguousarray(h)
-
-
-def _bias(bias, n: int, dev=None) -> Optional[np.ndarray]:
+def _bias(bias, n: int, xp) -> Optional[np.ndarray]:
     if bias is None:
         return None
-    if dev is not None:
-        return _t_f16(_t_on(bias, dev, "bias [N]").reshape(-1), dev, (n,), "bias [N]")
-    return _to_f16(np.asarray(bias).reshape(-1), (n,), "bias [N]")
+    return xp.f16(xp.put(bias).reshape(-1), (n,), "bias [N]")
+
 
 def _converted(fmt: str, bits: int, group: int, codes, scales, zeros, bias,
-               n: int, k: int, perm=None) -> Converted:
-    """The converters' common last step: contiguous arrays (CUDA tensors
-    where the codes are), the recipe text named after the format, the bias
+               n: int, k: int, xp, perm=None) -> Converted:
+    """The converters' common last step: contiguous arrays (where the
+    layer is converted), the recipe text named after the format, the bias
     checked."""
-    dev = codes.device if _on_gpu(codes) else None
-    cont = (lambda a: a.contiguous()) if dev is not None else np.ascontiguousarray
     return Converted(
         recipe_text=make_recipe_text(_recipe_name(fmt, bits, group), bits, group, bias is not None),
         bits=bits,
         group=group,
-        codes=cont(codes),
-        scales=cont(scales),
-        zeros=cont(zeros),
-        bias=_bias(bias, n, dev),
+        codes=xp.contiguous(codes),
+        scales=xp.contiguous(scales),
+        zeros=xp.contiguous(zeros),
+        bias=_bias(bias, n, xp),
         n=n,
         k=k,
         perm=perm,
@@ -255,8 +291,8 @@ def _group_of(group_size) -> int:
 # ---- bit streams --------------------------------------------------------------
 
 
-def _unpack_lsb(words: np.ndarray, bits: int) -> np.ndarray:
-    """uint32 [..., W] -> uint8 codes [..., 32 * W // bits].
+def _unpack_lsb(words, bits: int, xp=_HOST):
+    """uint32 [..., W] (int32 on a GPU) -> uint8 codes [..., 32 * W // bits].
 
     The codes along the last axis form one bit stream that starts at bit 0
     of the first word: code j takes stream bits [j*bits, (j+1)*bits), stream
@@ -270,15 +306,17 @@ def _unpack_lsb(words: np.ndarray, bits: int) -> np.ndarray:
     if words.shape[-1] % per:
         raise ValueError(f"{words.shape[-1]} words cannot hold whole {bits}-bit blocks of {per} words")
     blocks = words.reshape(*words.shape[:-1], -1, per)
-    out = np.empty(blocks.shape[:-1] + (codes_per,), dtype=np.uint8)
-    mask = np.uint32((1 << bits) - 1)
+    mask = (1 << bits) - 1
+    parts = []
     for j in range(codes_per):
         p, s = divmod(j * bits, 32)
-        v = blocks[..., p] >> np.uint32(s)
+        v = blocks[..., p]
+        if s:  # a logical shift, also of int32 words (_Device)
+            v = (v >> s) & ((1 << (32 - s)) - 1)
         if s + bits > 32:  # the code's high bits start the next word
-            v = v | (blocks[..., p + 1] << np.uint32(32 - s))
-        out[..., j] = v & mask
-    return out.reshape(*words.shape[:-1], -1)
+            v = v | (blocks[..., p + 1] << (32 - s))
+        parts.append(xp.as_(v & mask, "uint8")[..., None])
+    return xp.cat(parts, -1).reshape(*words.shape[:-1], -1)
 
 
 # ---- GPTQ ---------------------------------------------------------------------
@@ -325,8 +363,8 @@ def from_gptq(
         raise ValueError(f"gptq: bits must be 2, 3, 4 or 8, got {bits}")
     if zero_offset not in (0, 1):
         raise ValueError(f"gptq: zero_offset must be 1 (format gptq, v1) or 0 (gptq_v2), got {zero_offset}")
-    dev = qweight.device if _on_gpu(qweight) else None
-    qw = _t_words(qweight, "gptq qweight") if dev else _as_int_words(qweight, "gptq qweight")
+    xp = _where(qweight)
+    qw = xp.words(qweight, "gptq qweight")
     if qw.ndim != 2:
         raise ValueError(f"gptq qweight must be 2-D [K*bits/32, N], got shape {tuple(qw.shape)}")
     per = bits // math.gcd(bits, 32)
@@ -340,53 +378,35 @@ def from_gptq(
     _check_lowbit_layer(n, k, group, "gptq")
     g = 1 if group == 0 else k // group
 
-    if dev:
-        s = _t_f16(scales, dev, (g, n), "gptq scales [G, N]").T
-    else:
-        s = _to_f16(scales, (g, n), "gptq scales [G, N]").T
+    s = xp.f16(scales, (g, n), "gptq scales [G, N]").T
 
     if qzeros is None:
         if not sym:
             raise ValueError("gptq: qzeros is required unless sym=True")
-        z = np.full((n, g), 2 ** (bits - 1), dtype=np.float16)
-        if dev:
-            z = _t_on(z, dev, "zeros")
+        z = xp.put(np.full((n, g), 2 ** (bits - 1), dtype=np.float16))
     else:
-        qz = _t_words(_t_on(qzeros, dev, "gptq qzeros"), "gptq qzeros") if dev else \
-            _as_int_words(qzeros, "gptq qzeros")
+        qz = xp.words(qzeros, "gptq qzeros")
         if n % (32 // math.gcd(bits, 32)):
             raise ValueError(f"gptq: N = {n} cannot be packed into whole {bits}-bit qzeros words")
         _check_shape(qz, (g, n * bits // 32), "gptq qzeros", "[G, N*bits/32], packed along N")
-        if dev:
-            zi = _t_unpack_lsb(qz, bits).int() + zero_offset  # [G, N]
-            bad = bool((zi != 2 ** (bits - 1)).any()) if sym else False
-            found = lambda: zi.unique()[:4].tolist()  # noqa: E731
-        else:
-            zi = _unpack_lsb(qz, bits).astype(np.int32) + zero_offset  # [G, N]
-            bad = bool(np.any(zi != 2 ** (bits - 1))) if sym else False
-            found = lambda: np.unique(zi)[:4].tolist()  # noqa: E731
-        if bad:
+        zi = xp.as_(_unpack_lsb(qz, bits, xp), "int32") + zero_offset  # [G, N]
+        if sym and bool((zi != 2 ** (bits - 1)).any()):
             raise ValueError(
                 f"gptq: sym=True but the zeros are not {2 ** (bits - 1)} "
-                f"(found {found()}): is zero_offset right? "
+                f"(found {np.unique(_host(zi))[:4].tolist()}): is zero_offset right? "
                 "1 for checkpoint_format gptq (v1), 0 for gptq_v2"
             )
-        # integers <= 256: exact in f16
-        z = zi.T.half() if dev else zi.T.astype(np.float16)
+        z = xp.as_(zi.T, "float16")  # integers <= 256: exact in f16
 
-    if dev:
-        codes = _t_unpack_lsb(qw.T.contiguous(), bits)  # [N, K]
-    else:
-        codes = _unpack_lsb(np.ascontiguousarray(qw.T), bits)  # [N, K]
+    codes = _unpack_lsb(xp.contiguous(qw.T), bits, xp)  # [N, K]
 
     perm = None
     if g_idx is not None:
-        gi = g_idx.cpu().numpy() if hasattr(g_idx, "cpu") else g_idx
-        perm = _gptq_perm(gi, k, group, g, act_order)
+        perm = _gptq_perm(_host(g_idx), k, group, g, act_order)
         if perm is not None:
-            codes = codes[:, _t_on(perm, dev, "perm")] if dev else codes[:, perm]
+            codes = codes[:, xp.put(perm)]
 
-    return _converted("gptq", bits, group, codes, s, z, bias, n, k, perm)
+    return _converted("gptq", bits, group, codes, s, z, bias, n, k, xp, perm)
 
 
 def _gptq_perm(g_idx, k: int, group: int, g: int, act_order: bool) -> Optional[np.ndarray]:
@@ -432,8 +452,8 @@ def from_awq(qweight, qzeros, scales, bias=None, *, bits: int = 4, group_size: i
     """
     if bits != 4:
         raise ValueError(f"awq: only 4-bit GEMM checkpoints are supported (AWQ's nibble order), got bits={bits}")
-    dev = qweight.device if _on_gpu(qweight) else None
-    qw = _t_words(qweight, "awq qweight") if dev else _as_int_words(qweight, "awq qweight")
+    xp = _where(qweight)
+    qw = xp.words(qweight, "awq qweight")
     if qw.ndim != 2:
         raise ValueError(f"awq qweight must be 2-D [K, N/8], got shape {tuple(qw.shape)}")
     k, n = qw.shape[0], qw.shape[1] * 8
@@ -441,23 +461,18 @@ def from_awq(qweight, qzeros, scales, bias=None, *, bits: int = 4, group_size: i
     _check_lowbit_layer(n, k, group, "awq")
     g = 1 if group == 0 else k // group
 
-    if dev:
-        s = _t_f16(scales, dev, (g, n), "awq scales [G, N]").T
-        qz = _t_words(_t_on(qzeros, dev, "awq qzeros"), "awq qzeros")
-    else:
-        s = _to_f16(scales, (g, n), "awq scales [G, N]").T
-        qz = _as_int_words(qzeros, "awq qzeros")
+    s = xp.f16(scales, (g, n), "awq scales [G, N]").T
+    qz = xp.words(qzeros, "awq qzeros")
     _check_shape(qz, (g, n // 8), "awq qzeros", "[G, N/8], packed along N")
-    unpack = _t_unpack_lsb if dev else _unpack_lsb
 
     def unorder(words):  # [R, N/8] words -> [R, N] codes in channel order
-        nib = unpack(words, 4).reshape(words.shape[0], -1, 8)
+        nib = _unpack_lsb(words, 4, xp).reshape(words.shape[0], -1, 8)
         return nib[:, :, list(_AWQ_REVERSE)].reshape(words.shape[0], -1)
 
     codes = unorder(qw).T  # [N, K]
-    z = unorder(qz).T.half() if dev else unorder(qz).T.astype(np.float16)
+    z = xp.as_(unorder(qz).T, "float16")
 
-    return _converted("awq", bits, group, codes, s, z, bias, n, k)
+    return _converted("awq", bits, group, codes, s, z, bias, n, k, xp)
 
 
 # ---- HQQ / GemLite ------------------------------------------------------------------
@@ -512,92 +527,48 @@ def from_hqq(W_q, scale, zero, nbits, group_size, shape, bias=None, *, axis: int
     g = 1 if group == 0 else k // group
     rows, cols = (n, k) if group == 0 else (n * k // group, group)
 
-    if _on_gpu(W_q):  # on its GPU, with torch ops: the same codes
-        dev = W_q.device
-        codes = _t_hqq_codes(W_q, bits, n, k, rows, cols)
-        s = _t_f16(_t_on(scale, dev, "hqq scale").reshape(-1), dev, (n * g,),
-                   f"hqq scale (N*K/group_size = {n * g} values)")
-        z = _t_f16(_t_on(zero, dev, "hqq zero").reshape(-1), dev, (n * g,),
-                   f"hqq zero (N*K/group_size = {n * g} values)")
-        return _converted("hqq", bits, group, codes, s.reshape(n, g), z.reshape(n, g), bias, n, k)
-    codes = _hqq_codes(np.asarray(W_q), bits, n, k, rows, cols)
-    s = _to_f16(np.asarray(scale).reshape(-1), (n * g,), f"hqq scale (N*K/group_size = {n * g} values)")
-    z = _to_f16(np.asarray(zero).reshape(-1), (n * g,), f"hqq zero (N*K/group_size = {n * g} values)")
+    xp = _where(W_q)
+    codes = _hqq_codes(xp.put(W_q), bits, n, k, rows, cols, xp)
+    s = xp.f16(xp.put(scale).reshape(-1), (n * g,), f"hqq scale (N*K/group_size = {n * g} values)")
+    z = xp.f16(xp.put(zero).reshape(-1), (n * g,), f"hqq zero (N*K/group_size = {n * g} values)")
 
-    return _converted("hqq", bits, group, codes, s.reshape(n, g), z.reshape(n, g), bias, n, k)
+    return _converted("hqq", bits, group, codes, s.reshape(n, g), z.reshape(n, g), bias, n, k, xp)
 
 
-def _hqq_codes(wq: np.ndarray, bits: int, n: int, k: int, rows: int, cols: int) -> np.ndarray:
+def _hqq_codes(wq, bits: int, n: int, k: int, rows: int, cols: int, xp):
     """uint8 [N, K] codes from HQQ's packed W_q or from unpacked codes."""
-    if wq.size == n * k:
+    if math.prod(wq.shape) == n * k:
         # Unpacked: GemLite; HQQ's bitpack=False, which stores the codes as
         # floats; and 8bit_u8, whose packing is the identity.  No packed
         # tensor has N*K elements, a float-viewed one included.
-        if wq.dtype.kind == "f" and np.any(wq != np.round(wq)):
+        if xp.is_float(wq) and bool((wq != wq.round()).any()):
             raise ValueError("hqq W_q holds non-integer values; expected codes")
         v = wq.reshape(n, k)
-        if v.min() < 0 or v.max() >= 2**bits:
+        c = v if xp.is_float(v) else xp.as_(v, "int32")  # 2^8 is past uint8
+        if bool((c < 0).any()) or bool((c >= 2**bits).any()):
             raise ValueError(f"hqq W_q has codes outside 0..{2**bits - 1} for nbits={bits}")
-        return np.ascontiguousarray(v.astype(np.uint8))
+        return xp.contiguous(xp.as_(v, "uint8"))
 
     if bits not in _HQQ_PACKING:
         raise ValueError(
-            f"hqq W_q has {wq.size} elements; {bits}-bit codes must come unpacked, N*K = {n * k} elements"
+            f"hqq W_q has {math.prod(wq.shape)} elements; {bits}-bit codes must come unpacked, "
+            f"N*K = {n * k} elements"
         )
     store, slices, top = _HQQ_PACKING[bits]
     step = -(-rows // slices)  # 3 bits pad rows to a multiple of 10
     if bits != 3 and rows % slices:
         raise ValueError(f"hqq: {rows} rows cannot be packed {slices} to a byte")
-    if wq.dtype.kind == "f":  # view_as_float: the packed bytes were viewed as floats
-        wq = np.ascontiguousarray(wq).view(store)
-    if wq.dtype.kind not in "iu" or wq.dtype.itemsize != np.dtype(store).itemsize:
-        raise ValueError(f"hqq packed W_q for {bits} bits must be {np.dtype(store).name}, got {wq.dtype}")
-    if wq.ndim != 2 or wq.shape != (step, cols):
+    # a view_as_float tensor (the packed bytes viewed as floats) is viewed back
+    w = xp.storage(wq, np.dtype(store).name, f"hqq packed W_q for {bits} bits")
+    if w.ndim != 2 or tuple(w.shape) != (step, cols):
         raise ValueError(
-            f"hqq packed W_q has shape {wq.shape}, expected {(step, cols)} "
+            f"hqq packed W_q has shape {tuple(w.shape)}, expected {(step, cols)} "
             f"({bits}-bit packing of the [{rows}, {cols}] grouped codes), or {n * k} unpacked codes"
         )
-    w = wq.view(np.uint32 if store is np.int32 else np.uint8)
-    mask = (1 << bits) - 1
+    mask = (1 << bits) - 1   # (the top shift leaves an int32's sign bit out)
     parts = [(w >> (top - bits * j)) & mask for j in range(slices)]
-    unpacked = np.concatenate(parts, axis=0)[:rows]
-    return np.ascontiguousarray(unpacked.astype(np.uint8).reshape(n, k))
-
-
-def _t_hqq_codes(wq, bits: int, n: int, k: int, rows: int, cols: int):
-    """_hqq_codes for a CUDA tensor (the same checks, the same codes)."""
-    import torch
-
-    if wq.numel() == n * k:
-        if wq.dtype.is_floating_point and bool((wq != torch.round(wq)).any()):
-            raise ValueError("hqq W_q holds non-integer values; expected codes")
-        v = wq.reshape(n, k)
-        c = v if v.dtype.is_floating_point else v.to(torch.int32)  # 2^8 past uint8
-        if bool((c < 0).any()) or bool((c >= 2**bits).any()):
-            raise ValueError(f"hqq W_q has codes outside 0..{2**bits - 1} for nbits={bits}")
-        return v.to(torch.uint8).contiguous()
-    if bits not in _HQQ_PACKING:
-        raise ValueError(
-            f"hqq W_q has {wq.numel()} elements; {bits}-bit codes must come unpacked, N*K = {n * k} elements"
-        )
-    store, slices, top = _HQQ_PACKING[bits]
-    tstore = torch.int32 if store is np.int32 else torch.uint8
-    step = -(-rows // slices)
-    if bits != 3 and rows % slices:
-        raise ValueError(f"hqq: {rows} rows cannot be packed {slices} to a byte")
-    if wq.dtype.is_floating_point:  # view_as_float
-        wq = wq.contiguous().view(tstore)
-    if wq.dtype != tstore:
-        raise ValueError(f"hqq packed W_q for {bits} bits must be {np.dtype(store).name}, got {wq.dtype}")
-    if wq.dim() != 2 or tuple(wq.shape) != (step, cols):
-        raise ValueError(
-            f"hqq packed W_q has shape {tuple(wq.shape)}, expected {(step, cols)} "
-            f"({bits}-bit packing of the [{rows}, {cols}] grouped codes), or {n * k} unpacked codes"
-        )
-    mask = (1 << bits) - 1   # top - bits * j >= 0: the sign bit of int32 is never kept
-    parts = [(wq >> (top - bits * j)) & mask for j in range(slices)]
-    unpacked = torch.cat(parts, dim=0)[:rows]
-    return unpacked.to(torch.uint8).reshape(n, k).contiguous()
+    unpacked = xp.cat(parts, 0)[:rows]
+    return xp.contiguous(xp.as_(unpacked, "uint8").reshape(n, k))
 
 
 # ---- reference ------------------------------------------------------------------------
@@ -610,10 +581,9 @@ def dequantize(conv: Converted) -> np.ndarray:
     W_lowbit = W_checkpoint[:, conv.perm].
     """
     per = conv.k if conv.group == 0 else conv.group
-    host = lambda a: a.cpu().numpy() if hasattr(a, "cpu") else a  # noqa: E731
-    s = np.repeat(host(conv.scales).astype(np.float64), per, axis=1)
-    q = host(conv.codes).astype(np.float64)
+    s = np.repeat(_host(conv.scales).astype(np.float64), per, axis=1)
+    q = _host(conv.codes).astype(np.float64)
     if conv.zeros is None:
         return q * s
-    z = np.repeat(host(conv.zeros).astype(np.float64), per, axis=1)
+    z = np.repeat(_host(conv.zeros).astype(np.float64), per, axis=1)
     return (q - z) * s
