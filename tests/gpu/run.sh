@@ -77,15 +77,23 @@ done
 LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
   >"$out/gpu-stress.log" 2>&1 &
 stress_pid=$!
+# python3 on the in-tree package and liblowbit.so, stopped after $1 s;
+# $2: more PYTHONPATH entries (":DIR" or "").  The tests and the Python
+# benches below run through it.
+intree_py() {
+  local t=$1 extra=$2
+  shift 2
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+  PYTHONPATH="$root/python$extra" timeout "$t" python3 "$@"
+}
 # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
 # work space from PyTorch's allocator) on the in-tree liblowbit.so.
 py_rc=0
 if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
-  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-  PYTHONPATH="$root/python:$root/tests/python" \
-    timeout $tmax python3 -m pytest -q -p no:cacheprovider "$root/tests/python/test_torch_gpu.py" \
-    "$root/tests/python/test_torch.py" >"$out/python.log" 2>&1 || py_rc=1
+  intree_py $tmax ":$root/tests/python" -m pytest -q -p no:cacheprovider \
+    "$root/tests/python/test_torch_gpu.py" "$root/tests/python/test_torch.py" \
+    >"$out/python.log" 2>&1 || py_rc=1
 else
   echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
 fi
@@ -165,10 +173,7 @@ fi
 pybench() {
   if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
     room "$2" "$1"; then
-    LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-    PYTHONPATH="$root/python" timeout "$3" python3 "$root/bench/$4" \
-      >"$out/$1.log" 2>&1 || py_rc=1
+    intree_py "$3" "" "$root/bench/$4" >"$out/$1.log" 2>&1 || py_rc=1
     lap "$1"
   fi
 }
