@@ -27,6 +27,14 @@ int lb_gemm_bucket(int m) {
 int lb_gemm_hi(int arch) { return arch == 80 || arch == 90 || arch == 100; }
 static const char hi_archs[] =
     "__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000";
+/* sm_90 compiles for sm_90a (runtime/lb_nvrtc.c), which has wgmma: the
+** source's first branch, which the same test names. */
+static const char wg_arch[] =
+    "__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)";
+
+const lb_gemm_cfg *lb_gemm_part(const lb_gemm_plans *p, int arch) {
+  return arch == 90 ? &p->wg : lb_gemm_hi(arch) ? &p->hi : &p->lo;
+}
 
 /* Words a lane's sub-stage of r code rows touches, at most over the
 ** sub-stages of a packing tile (cross-word widths straddle); a sub-stage
@@ -42,11 +50,13 @@ static int words_max(const lb_layout *lay, int r) {
   return ws;
 }
 
-/* Shared memory of one stage: LB_BN rows of ws words' chunks plus a pad
-** chunk, LB_BM activation rows of 32 r values padded (templates/gemm.cu's
-** LB_STAGE_B, which a static_assert holds to this). */
+/* Shared memory of one stage: LB_BN rows of ws words' chunks plus pad
+** chunks (wgmma: two), LB_BM activation rows of 32 r values padded (wgmma:
+** not) (templates/gemm.cu's LB_STAGE_B, which a static_assert holds to
+** this). */
 static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
-  return c->bn * (ws * 8 + 1) * 16 + c->bm * (64 * r + (r >= 2 ? 64 : 0));
+  return c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16 +
+         c->bm * (64 * r + (r >= 2 && !c->wg ? 64 : 0));
 }
 
 /* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
@@ -55,13 +65,13 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** their ranges, the values lowbit tune tries and the order plans are
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
-enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_PLAIN, NKNOB };
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
     {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
-    {"plain", 0, 1, 0, 0, {0}}};
+    {"wg", 0, 1, 0, 2, {0, 1}},         {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -91,6 +101,52 @@ lb_status lb_gemm_plan_check(const char *plan, int bucket, const char *from) {
 
 static int pick(const knobs *kn, int i, int rule) {
   return kn->v[i] >= 0 ? kn->v[i] : rule;
+}
+
+/* The block's channels (mj groups of 16 a warp), resident scales, and the
+** sub-stage cut until three stages fit the large budget and two the small
+** one (lo, KB; 0: none, sm_90a's plan); where one row still leaves no two
+** stages (wide codes, 128 x 128 tiles, resident scales), the scales go
+** back to global memory, then the block takes fewer channels (found by
+** test_plan: 7-bit codes at 257+ rows had no plan on a 99 KB part). */
+static void fit_tile(const lb_format *f, int k, int mj, int lo,
+                     lb_gemm_cfg *c) {
+  const int wmin = c->wg ? 4 : 1;   /* a warpgroup's warps */
+  c->bn = 16 * mj * c->warps_n / wmin;
+  /* Scales and zeros resident in shared memory where a block's rows are
+  ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
+  ** global memory instead, every short sub-stage waits on that load
+  ** (a16w4 8192 x 8192, M = 16, H100: 54.5 us). */
+  {
+    int rowb = lb_format_groups(f, k) * f->ssize;
+    int zrowb = lb_format_groups(f, k) * f->zsize;
+    int arrays = f->zeros ? 2 : 1;
+    c->srowb = 0;
+    if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
+        c->bn * (rowb + 16) * arrays <= 32 * 1024)
+      c->srowb = rowb + 16;
+    c->sres = c->bn * c->srowb * arrays;
+  }
+  for (;;) {
+    int st_hi, st_lo;
+    c->ws = words_max(&f->lay, c->r);
+    c->stage = stage_bytes(c, c->ws, c->r);
+    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
+    st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
+    if (st_hi >= 3 && st_lo >= 2) break;
+    if (c->r > 1) {
+      c->r /= 2;
+    } else if (st_lo >= 2) {
+      break;
+    } else if (c->sres) {
+      c->sres = c->srowb = 0;
+    } else if (c->warps_n > wmin) {
+      c->warps_n /= 2;
+      c->bn = 16 * mj * c->warps_n / wmin;
+    } else {
+      break;   /* lb_gen_gemm reports it */
+    }
+  }
 }
 
 /* The plan both kinds of part share: the tile, the warps, resident scales
@@ -140,7 +196,6 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   c->warps_k = pick(kn, K_WK, c->warps_k);
   c->warps_m = pick(kn, K_WM, c->warps_m);
   mj = pick(kn, K_MJ, mj);
-  c->bn = 16 * mj * c->warps_n;
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
   ** fewer rows less shared memory (activations grow with the tile). */
@@ -172,46 +227,32 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   }
   c->r = pick(kn, K_R, c->r);   /* a plan may ask for whole tiles anywhere */
   if (want) want = pick(kn, K_R, want);
-  /* Scales and zeros resident in shared memory where a block's rows are
-  ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
-  ** global memory instead, every short sub-stage waits on that load
-  ** (a16w4 8192 x 8192, M = 16, H100: 54.5 us). */
-  {
-    int rowb = lb_format_groups(f, k) * f->ssize;
-    int zrowb = lb_format_groups(f, k) * f->zsize;
-    int arrays = f->zeros ? 2 : 1;
-    c->srowb = 0;
-    if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
-        c->bn * (rowb + 16) * arrays <= 32 * 1024)
-      c->srowb = rowb + 16;
-    c->sres = c->bn * c->srowb * arrays;
-  }
-  /* Fewer code rows a sub-stage until three stages fit the large budget
-  ** and two the small one; where one row still leaves no two stages on
-  ** a 99 KB part (wide codes, 128 x 128 tiles, resident scales), the
-  ** scales go back to global memory, then the block takes fewer channels
-  ** (found by test_plan: 7-bit codes at 257+ rows had no plan). */
-  for (;;) {
-    int st_hi, st_lo;
-    c->ws = words_max(lay, c->r);
-    c->stage = stage_bytes(c, c->ws, c->r);
-    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
-    st_lo = (LB_SMEM_LO_KB * 1024 - c->sres) / c->stage;
-    if (st_hi >= 3 && st_lo >= 2) break;
-    if (c->r > 1) {
-      c->r /= 2;
-    } else if (st_lo >= 2) {
-      break;
-    } else if (c->sres) {
-      c->sres = c->srowb = 0;
-    } else if (c->warps_n > 1) {
-      c->warps_n /= 2;
-      c->bn = 16 * mj * c->warps_n;
-    } else {
-      break;   /* lb_gen_gemm reports it */
-    }
-  }
+  fit_tile(f, k, mj, LB_SMEM_LO_KB, c);
   return want;
+}
+
+/* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
+** each 64 channels a group, over all of the tile's rows (wgmma's n); where
+** the tiles leave SMs idle, warpgroups take alternate code rows (wk) and K
+** is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
+** Correct, and not the rule: measured on an H100 (lowbit bench a16w4_g128
+** 8192 x 8192, 2026-11-24), M = 16 / 32 / 64 / 128 / 1024 took 40.4 /
+** 50.7 / 77.8 / 99.9 / 669.7 us against mma.sync's 26.8 / 31.3 / 44.1 /
+** 81.1 / 519.9; without dequantisation (plain=1) still 34.4 at M = 16
+** and 570.9 at 1024 (mma.sync 24.4 and 481.1).  docs/architecture.md
+** ("The wgmma plan") says what was tried. */
+static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
+                    lb_gemm_cfg *c) {
+  memset(c, 0, sizeof *c);
+  c->wg = 1;
+  c->bm = 16 << (bucket < 3 ? bucket : 3);
+  c->warps_m = pick(kn, K_WM, 1);
+  c->warps_n = pick(kn, K_WN, bucket >= 3 ? 8 : 4);
+  c->warps_k = pick(kn, K_WK, bucket <= 1 ? 2 : 1);
+  c->r = bucket <= 2 ? 8 : 4;
+  if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
+  c->r = pick(kn, K_R, c->r);
+  fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
 }
 
 /* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
@@ -262,7 +303,8 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** mixed).  An sm_80 (164 KB an SM) reads the same plan and keeps one
   ** block: not measured there. */
   c->per_sm = 1;
-  if (pick(kn, K_BS, bucket >= 1 ? 2 : 1) == 2 &&
+  /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
+  if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= 2 &&
       2 * (2 * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
     c->stages = 2;
@@ -311,15 +353,32 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_LO_KB, kn, &p->lo);
   }
-  if (kn->v[K_BS] == 2 && p->hi.per_sm != 2)
+  /* sm_90's plan: mma.sync's, as on the other 160 KB parts, unless the
+  ** plan says wg=1 (plan_wg: slower today at every bucket measured) */
+  if (kn->v[K_WG] == 1 &&
+      (pick(kn, K_WN, 4) % 4 != 0 || pick(kn, K_WM, 1) != 1))
+    return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps come "
+                   "in warpgroups along channels: wn 4 or 8, wm 1", from,
+                   plan);
+  if (kn->v[K_WG] == 1) {
+    plan_wg(f, k, bucket, kn, &p->wg);
+    finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->wg);
+  } else {
+    p->wg = p->hi;
+  }
+  /* bs=2 that sm_90's plan cannot take is refused; the other 160 KB
+  ** parts' plan shares the knobs but not the tile (wgmma's warps), and
+  ** keeps one block an SM where two do not fit */
+  if (kn->v[K_BS] == 2 && p->wg.per_sm != 2)
     return lb_fail(LB_EARG, "%s: plan \"%s\": bs=2, but two blocks of "
                    "two %d-byte stages (and %d bytes of scales) exceed an "
-                   "SM's %d KB", from, plan, p->hi.stage, p->hi.sres,
+                   "SM's %d KB", from, plan, p->wg.stage, p->wg.sres,
                    LB_SMEM_SM_KB);
-  if (p->lo.stages < 2)
+  if (p->lo.stages < 2 || p->wg.stages < 2)
     return lb_fail(LB_EUNSUP, "%s: %s at n = %d: a GEMM stage of %d bytes "
                    "leaves no two-stage pipeline within %d KB", fn, r->name,
-                   n, p->lo.stage, LB_SMEM_LO_KB);
+                   n, (p->lo.stages < 2 ? &p->lo : &p->wg)->stage,
+                   p->lo.stages < 2 ? LB_SMEM_LO_KB : LB_SMEM_HI_KB);
   return LB_OK;
 }
 
@@ -334,7 +393,12 @@ lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
                  plans);
 }
 
-/* One part's plan as the constants the template reads. */
+/* One part's plan as the constants the template reads.  LB_MINB: wgmma
+** plans of up to 64 rows ask ptxas for the blocks an SM holds (fit), which
+** split-K counts on (at 9..16 rows 95 registers left 2 of 256 threads
+** anyway); at 128 rows that cap (128 registers) spilled 48 to 84 bytes
+** (a16w4, a16w8, bf16w4, a16w1 on sm_90a), so one block an SM there
+** (finish: bs=1), as the 180 registers it takes allow. */
 static void emit_plan(lb_buf *b, const lb_format *f, int k,
                       const lb_gemm_cfg *c) {
   lb_buf_printf(b,
@@ -352,12 +416,45 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k,
     "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
     "(0: none).\n"
     "constexpr int LB_SROWB = %d;\n"
-    "constexpr int LB_STAGES = %d;\n",
+    "constexpr int LB_STAGES = %d;\n"
+    "constexpr bool LB_WG = %s;   // MMA by wgmma (LOWBIT_GEMM wg)\n"
+    "constexpr int LB_MINB = %d;   // blocks an SM asked of ptxas\n",
     c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
-    lb_format_groups(f, k), c->stage, c->srowb, c->stages);
+    lb_format_groups(f, k), c->stage, c->srowb, c->stages,
+    c->wg ? "true" : "false", c->wg && c->bm <= 64 ? c->fit : 1);
+}
+
+/* wgmma m64nNk16 for the sm_90a plan's N = 8 nf rows: its accumulators
+** are the tile's nf fragments of 4 (thread (g, t) of warp w: channels
+** 16 w + g (+ 8), rows 8 f + 2 t (+ 1)), as mma.sync's. */
+static void emit_wgmma(lb_buf *b, const lb_format *f, int nf) {
+  int i;
+  const char *t = f->act == LB_BF16 ? "bf16" : "f16";
+  lb_buf_printf(b,
+    "// d += A (64 channels x 16 k, registers) * B (16 k x %d rows, shared "
+    "memory at desc)\n"
+    "template <>\n"
+    "__device__ __forceinline__ void lb_wgmma<%d>(float (&d)[%d][4], "
+    "unsigned a0, unsigned a1,\n"
+    "                                             unsigned a2, unsigned a3, "
+    "unsigned long long desc) {\n"
+    "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
+    "               \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+    8 * nf, nf, nf, 4 * nf + 5, 8 * nf, t, t);
+  for (i = 0; i < 4 * nf; i++)
+    lb_buf_printf(b, "%s%%%d", i ? ", " : "", i);
+  lb_buf_printf(b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, 0;\\n}\\n\"\n"
+                   "               :", 4 * nf, 4 * nf + 1, 4 * nf + 2,
+                4 * nf + 3, 4 * nf + 4);
+  for (i = 0; i < 4 * nf; i++)
+    lb_buf_printf(b, "%s\"+f\"(d[%d][%d])",
+                  i == 0 ? " " : i % 4 ? ", " : ",\n                 ",
+                  i / 4, i % 4);
+  lb_buf_puts(b, "\n               : \"r\"(a0), \"r\"(a1), \"r\"(a2), "
+                 "\"r\"(a3), \"l\"(desc), \"r\"(1));\n}\n");
 }
 
 /* Plan and source into b (initialised here; freed by the caller, also on
@@ -397,11 +494,22 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
                 "wrong results, for timing\n\n",
                 pick(&kn, K_PLAIN, 0) ? "true" : "false");
   lb_buf_printf(b,
-    "// Plan for n = %d, k = %d, rows %s on %d SMs, by the part's shared "
-    "memory\n// (%d KB or %d KB a block).\n"
-    "#if defined(__CUDA_ARCH__) && (%s)\n"
+    "// wgmma with the plan's tile of rows (the sm_90a plan's; no other "
+    "calls it).\n"
+    "template <int NF>\n"
+    "__device__ void lb_wgmma(float (&d)[NF][4], unsigned a0, unsigned a1, "
+    "unsigned a2, unsigned a3,\n"
+    "                         unsigned long long desc);\n\n"
+    "// Plan for n = %d, k = %d, rows %s on %d SMs: sm_90 (compiled for "
+    "sm_90a), then by\n// the part's shared memory (%d KB or %d KB a "
+    "block).\n"
+    "#if defined(__CUDA_ARCH__) && %s\n"
     "constexpr bool LB_STAGES_HI = true;\n",
-    n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, hi_archs);
+    n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, wg_arch);
+  emit_plan(b, &f, k, &p->wg);
+  if (p->wg.wg) emit_wgmma(b, &f, p->wg.bm / 8);
+  lb_buf_printf(b, "#elif defined(__CUDA_ARCH__) && (%s)\n"
+                   "constexpr bool LB_STAGES_HI = true;\n", hi_archs);
   emit_plan(b, &f, k, &p->hi);
   lb_buf_puts(b, "#else\nconstexpr bool LB_STAGES_HI = false;\n");
   emit_plan(b, &f, k, &p->lo);
@@ -412,7 +520,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     "LB_GWARPS x 32\n// threads, shared memory LB_STAGES x LB_PLAN_STAGE_B + "
     "resident scales; with\n// splits > 1, ws holds splits x m x %d floats "
     "and %s adds them up.\n"
-    "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, 1)\n"
+    "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, LB_MINB)\n"
     "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
     "        const lb_out_t *bias, lb_out_t *y, int m, float *ws) {\n"
@@ -464,6 +572,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_ST] = c->stages;
   v[K_SK] = c->sk;
   v[K_BS] = c->per_sm;
+  v[K_WG] = c->wg;
   v[K_PLAIN] = -1;
 }
 
@@ -475,10 +584,10 @@ void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len) {
 
 typedef struct cand_ctx {
   const lb_recipe *r;
-  int n, k, bucket, sms, hi;
+  int n, k, bucket, sms, arch;
 } cand_ctx;
 
-/* lb_knob_plan for the GEMM: the part's plan (hi: a 160 KB one). */
+/* lb_knob_plan for the GEMM: the plan sm_<arch> runs (lb_gemm_part). */
 static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
   const cand_ctx *x = p;
   lb_gemm_plans pl;
@@ -488,15 +597,15 @@ static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
                                "lb_plan_candidates", plan,
                                "lb_plan_candidates", &f, &kn, &pl);
   if (st != LB_OK) return st;
-  memcpy(cfg, x->hi ? &pl.hi : &pl.lo, sizeof(lb_gemm_cfg));
-  knobs_of(x->hi ? &pl.hi : &pl.lo, v);
+  memcpy(cfg, lb_gemm_part(&pl, x->arch), sizeof(lb_gemm_cfg));
+  knobs_of(lb_gemm_part(&pl, x->arch), v);
   return LB_OK;
 }
 
 lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
-                             int sms, int hi, const char *base,
+                             int sms, int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
-  cand_ctx x = {r, n, k, bucket, sms, hi};
+  cand_ctx x = {r, n, k, bucket, sms, arch};
   *count = 0;
   if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
   return lb_knobs_candidates(knob, NKNOB, cand_plan, &x, sizeof(lb_gemm_cfg),

@@ -42,13 +42,19 @@ typedef struct lb_gemm_cfg {
                           ** stages so that two fit an sm_90; else 1) */
   int fit;                /* blocks an SM holds by shared memory, at most
                           ** 2: split-K fills that many (lb_gemm_splits) */
+  int wg;                 /* MMA by wgmma, warps in warpgroups (sm_90a) */
 } lb_gemm_cfg;
 
-/* A bucket's plans: one for the parts with 160 KB of shared memory a
-** block (lb_gemm_hi), one for the 99 KB parts.  The source holds both. */
+/* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the
+** plan says wg=0), one for the other parts with 160 KB of shared memory
+** a block (lb_gemm_hi), one for the 99 KB parts.  The source holds all
+** three. */
 typedef struct lb_gemm_plans {
-  lb_gemm_cfg hi, lo;
+  lb_gemm_cfg wg, hi, lo;
 } lb_gemm_plans;
+
+/* The plan of plans that sm_<arch> runs. */
+const lb_gemm_cfg *lb_gemm_part(const lb_gemm_plans *p, int arch);
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
 int lb_gemm_bucket(int m);
@@ -77,9 +83,9 @@ lb_status lb_gemm_plan_check(const char *plan, int bucket, const char *from);
 /* Plan c as knobs, every one named (lb_gemm_plans' hi or lo). */
 void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len);
 /* Plans one knob away from base (NULL: the rules'), base first, each a
-** different plan for the part (hi: a 160 KB one), every knob named. */
+** different plan for sm_<arch>'s part (lb_gemm_part), every knob named. */
 lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
-                             int sms, int hi, const char *base,
+                             int sms, int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count);
 
 extern const char lb_tpl_gemm[];   /* templates/gemm.cu, embedded */

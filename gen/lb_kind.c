@@ -52,7 +52,7 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
   if ((st = check_m(m, "lb_plan_candidates")) != LB_OK) return st;
   if (m <= LB_MAX_M)
     return lb_gemv_candidates(r, n, k, sms, arch, base, out, max, count);
-  return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, lb_gemm_hi(arch),
+  return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, arch,
                             base, out, max, count);
 }
 
@@ -84,9 +84,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     }
   } else {
     lb_gemm_plans p;
-    const lb_gemm_cfg *c = &p.hi, *lo = &p.lo;
+    const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
     int b = lb_gemm_bucket(m), sp;
-    char split[48] = "", small[80] = "";
+    char split[48] = "", small[80] = "", hopper[120] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
                            "LOWBIT_GEMM", &p)) != LB_OK)
       return st;
@@ -105,12 +105,17 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                : lo->sres          ? ", scales resident"
                                    : ", scales not resident");
     }
+    /* sm_90's plan, where it is wgmma's */
+    if (wg->wg)
+      snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d, %d x %d "
+               "warpgroups, %d code rows, %d stages", wg->bm, wg->bn,
+               wg->warps_n / 4, wg->warps_k, wg->r, wg->stages);
     if (snprintf(out->plan, sizeof out->plan,
                  "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
-                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s",
+                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s",
                  b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
                  c->stages, c->sres ? ", scales resident" : "", split,
-                 small) >= (int)sizeof out->plan)   /* cut: say so */
+                 small, hopper) >= (int)sizeof out->plan)   /* cut: say so */
       memcpy(out->plan + sizeof out->plan - 4, "...", 4);
     out->threads = c->threads;
     out->smem_hi = c->smem;

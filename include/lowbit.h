@@ -142,7 +142,12 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **       a packing tile holds, 8 for 4-bit codes, 4 for 8-bit: whole tiles)
 **   st  pipeline stages, at most (2 .. 16)
 **   sk  K splits given a work space (0: the rule's, 1: none, 2 .. 16)
-**   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages)
+**   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages;
+**       refused where sm_90's plan cannot take two)
+**   wg  on sm_90 (compiled for sm_90a), the MMA by wgmma (1) or by
+**       mma.sync (0, the rules': faster today); with wg=1, wn counts warps
+**       in warpgroups of four (4, 8), wm is 1 and mj counts 64-channel
+**       groups a warpgroup; other parts run mma.sync whatever it says
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)

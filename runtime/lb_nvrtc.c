@@ -52,7 +52,10 @@ static int pick_arch(int want, int *exact) {
 ** points) are optimized on as many threads as there are CPUs, which
 ** about halves the wall time of a compile on two cores. */
 static void options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
-  snprintf(arg, 64, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+  /* sm_90 as sm_90a: wgmma (the GEMM's sm_90 plan) exists only there;
+  ** such code runs on sm_90 parts alone, the only ones it is made for */
+  snprintf(arg, 64, "--gpu-architecture=%s_%d%s", ptx ? "compute" : "sm", arch,
+           arch == 90 ? "a" : "");
   opts[0] = arg;
   opts[1] = "-std=c++17";
   opts[2] = "--ptxas-options=-v";

@@ -385,7 +385,7 @@ static lb_status make_bucket(lb_op *op, int b, const char *plan,
     snprintf(bk->why, sizeof bk->why, "%s", lb_errmsg());
     return LB_OK;
   }
-  bk->cfg = lb_gemm_hi(op->c->arch) ? plans.hi : plans.lo;
+  bk->cfg = *lb_gemm_part(&plans, op->c->arch);
   return LB_OK;
 }
 

@@ -31,6 +31,20 @@
 // Weights are dequantised to the activation type before the MMA (a rounding
 // of each weight, u |q s| + u |z s| at most; the GEMV avoids it by folding
 // scales after the MMA, which at large M would double the accumulators).
+//
+// With LB_WG (sm_90a plans only) the MMA is Hopper's wgmma: four warps (a
+// warpgroup) own 64 channels of each of their LB_MJ groups, the weights
+// stay the A operand in registers (dequantised as above), and the
+// activations are the B operand read by the tensor cores from shared
+// memory, so no thread loads them.  B's k-slots are fixed by its layout
+// (16-byte core-matrix rows of 8 consecutive k-values), so thread t's A
+// slots (2t, 2t + 1 and 2t + 8, 2t + 9 of a 16-k step) are k = 32 i + 16 h
+// + 2 t (+ 1) and + 8: lanes 2t, 2t + 1 and 2t + 8, 2t + 9 of code row i,
+// read 8 bytes at a time.  Shared activations are stored k-chunk by
+// k-chunk, the 16-byte chunk (row r, k-chunk j) at 16 (j LB_BM + r): core
+// matrices of 8 rows are 128 contiguous bytes, the next 8 rows 128 bytes
+// on (the descriptor's stride), the next 8 k-values LB_BM x 16 bytes on
+// (its leading offset).
 // ---------------------------------------------------------------------------
 
 constexpr int LB_GWARPS = LB_WARPS_M * LB_WARPS_N * LB_WARPS_K;
@@ -41,7 +55,14 @@ constexpr int LB_MJ = LB_WCH / 16;
 constexpr int LB_MF = LB_WROWS / 8;
 // Two sets of sums (one per half of a code row) where the warp tile is
 // small: with few fragments, one set makes each MMA wait for the last.
-constexpr int LB_ACCS = LB_MF * LB_MJ <= 4 ? 2 : 1;
+constexpr int LB_ACCS = LB_MF * LB_MJ <= (LB_WG ? 8 : 4) ? 2 : 1;
+// A warp's first channel of the block and the step between its groups
+// of 16: its own run of LB_WCH channels, or (wgmma) 16 of each 64 of its
+// warpgroup's.
+constexpr int LB_JSTEP = LB_WG ? 64 : 16;
+__device__ __forceinline__ int lb_wch0(int wn) {
+  return LB_WG ? wn / 4 * 64 * LB_MJ + 16 * (wn % 4) : wn * LB_WCH;
+}
 // A sub-stage is part of one packing tile (LB_R < LB_CODES: LB_NQ of them
 // tile it) or whole tiles (LB_TPS of them, consecutive words of a channel
 // row): 4- and 8-bit codes fill a tile in 8 and 4 code rows, fewer than
@@ -53,10 +74,11 @@ constexpr int LB_NSS = (LB_K + 32 * LB_R - 1) / (32 * LB_R);   // sub-stages
 constexpr int LB_ROWW = LB_TILES * 32 * LB_WORDS;   // words per channel
 // Shared memory per stage: LB_BN rows of LB_WS words (8 chunks of 16 bytes
 // each) plus one pad chunk, so the 8 rows a quarter warp reads fall in
-// different banks; LB_BM rows of 32 LB_R activations padded to 64 bytes
-// past a multiple of 128 for the same reason.
-constexpr int LB_WROWC = LB_WS * 8 + 1;                   // chunks per row
-constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 ? 64 : 0);  // bytes per row
+// different banks (two for wgmma's 8-byte reads: the 4 rows a half warp
+// reads); LB_BM rows of 32 LB_R activations padded to 64 bytes past a
+// multiple of 128 for the same reason (wgmma: no pad, core matrices).
+constexpr int LB_WROWC = LB_WS * 8 + (LB_WG ? 2 : 1);     // chunks per row
+constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 && !LB_WG ? 64 : 0);  // bytes per row
 constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
 
 // First word (of a packing tile) that sub-stage q of it reads, and how many
@@ -88,6 +110,46 @@ static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the ke
 static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) <=
                   (LB_STAGES_HI ? 160 : 96) * 1024,
               "shared memory within the part's budget");
+static_assert(!LB_WG || (LB_WARPS_N % 4 == 0 && LB_WARPS_M == 1),
+              "wgmma: warpgroups of four warps along channels, all rows");
+static_assert(!LB_WG || (LB_BM % 8 == 0 && LB_BM <= 256), "wgmma: n = LB_BM, 8..256");
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(!LB_WG, "wgmma plans are for sm_90a only");
+#endif
+
+// wgmma's ordering (sm_90a; nothing elsewhere, where LB_WG is false):
+// lb_wg_fence before a wgmma that reads registers written since the
+// last; lb_wg_commit after a sub-stage's; lb_wg_wait before its
+// registers or shared memory are used again.  lb_proxy_fence: copies
+// that landed (generic proxy) made visible to wgmma's reads (async proxy).
+__device__ __forceinline__ void lb_wg_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void lb_wg_commit() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void lb_wg_wait() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void lb_proxy_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+// B's descriptor for the 16 k-values at k-chunk kc of a stage's
+// activations at shared address xs: no swizzle, leading offset (next 8
+// k-values) LB_BM x 16 bytes, stride (next 8 rows) 128 bytes; in 16-byte
+// units.
+__device__ __forceinline__ unsigned long long lb_xdesc(unsigned xs, int kc) {
+  return (unsigned long long)(((xs + kc * LB_BM * 16) >> 4) & 0x3fff) |
+         (unsigned long long)LB_BM << 16 | 8ull << 32;
+}
 
 struct __align__(16) lb_u4 { unsigned x, y, z, w; };
 
@@ -118,6 +180,13 @@ constexpr int LB_WPER = (LB_WCHUNKS + LB_THREADS - 1) / LB_THREADS;
 static_assert((LB_THREADS & (LB_THREADS - 1)) == 0 && (LB_XPR & (LB_XPR - 1)) == 0,
               "threads and chunks a row are powers of two (one divides the other)");
 static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a word");
+static_assert(!LB_WG || LB_XPR % 2 == 0, "wgmma: a row's chunks come in pairs");
+
+// wgmma's activations: chunk c of a sub-stage is k-chunk 2 (c / 2 / LB_BM)
+// + c % 2 of row c / 2 % LB_BM: two threads read a row's 32 bytes (a whole
+// sector), and stores go to chunk (row, k-chunk j)'s place, j LB_BM + row.
+__host__ __device__ constexpr int lb_xrow(int c) { return c / 2 % LB_BM; }
+__host__ __device__ constexpr int lb_xcol(int c) { return c / 2 / LB_BM * 2 + c % 2; }
 
 // Chunk e of this thread: rows past its first, and chunks past its first
 // within a row of pr chunks.
@@ -137,9 +206,9 @@ __device__ __forceinline__ lb_copy lb_copy_of(const unsigned *wq,
                                               int m0) {
   lb_copy c;
   const int tid = threadIdx.x, xr = tid / LB_XPR, xj = tid % LB_XPR, wr = tid / 8;
-  c.x = x + (long long)(m0 + xr) * LB_K + 8 * xj;
+  c.x = x + (long long)(m0 + xr) * LB_K + 8 * xj;   // (not wgmma's: lb_xrow)
   c.w = wq + (long long)min(n0 + wr, LB_N - 1) * LB_ROWW + 4 * (tid % 8);
-  c.xs = LB_BN * LB_WROWC * 16 + xr * LB_XROWB + 16 * xj;
+  c.xs = LB_BN * LB_WROWC * 16 + (LB_WG ? 0 : xr * LB_XROWB + 16 * xj);
   c.wsm = (wr * LB_WROWC + tid % 8) * 16;
   return c;
 }
@@ -157,7 +226,16 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
   const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
 #pragma unroll
-  for (int e = 0; e < LB_XPER; e++) {
+  for (int e = 0; e < LB_XPER && LB_WG; e++) {
+    const int ch = (int)threadIdx.x + e * LB_THREADS;
+    if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
+    const int row = lb_xrow(ch), j = lb_xcol(ch);
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    const int rr = full_m ? m0 + row : min(m0 + row, m - 1);
+    lb_cp16(sbuf + c.xs + (j * LB_BM + row) * 16, x + (long long)rr * LB_K + k0 + 8 * j);
+  }
+#pragma unroll
+  for (int e = 0; e < LB_XPER && !LB_WG; e++) {
     if (LB_XCHUNKS % LB_THREADS != 0 && threadIdx.x + e * LB_THREADS >= LB_XCHUNKS) break;
     const int j = (int)threadIdx.x % LB_XPR + lb_ecol(e, LB_XPR);
     if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
@@ -269,32 +347,68 @@ __device__ __forceinline__ void lb_rows(
     const int wi = LB_BITS * i / 32 - w0;
     const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
     const lb_crow cr = lb_crow_of(LB_TPS > 1 ? i % LB_CODES : i, Q >= 0);   // row in its tile
-    lb_u4 xv[LB_MF];
+    if constexpr (LB_WG) {
+      // wgmma: each half of the code row is one 16-k step; the row's A
+      // operands are made first, then multiplied after one fence (which
+      // waits for the warpgroup).  xrow: the stage's activations.
+      unsigned aw[2][LB_MJ][4];   // [h][group][r + 2 (upper 8 k-slots)]
 #pragma unroll
-    for (int f = 0; f < LB_MF; f++)
-      xv[f] = lb_lds16(xrow + f * 8 * LB_XROWB + 64 * ii);
+      for (int h = 0; h < 2; h++) {
+        unsigned (&a)[LB_MJ][4] = aw[h];
 #pragma unroll
-    for (int h = 0; h < 2; h++)
+        for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-      for (int j = 0; j < LB_MJ; j++) {
-        unsigned a[2][2];   // [lane pair][row g, g + 8]
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-          const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
-          const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
-          if constexpr (LB_PLAIN) {   // an experiment: the words as weights
-            a[0][r] = v0.x;
-            a[1][r] = v0.z;
-          } else {
-            a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
-            a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), cr, s2[j][r], b2[j][r]);
+          for (int r = 0; r < 2; r++) {
+            const char *p = wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h;
+            const uint2 v0 = *reinterpret_cast<const uint2 *>(p + wi * 128);
+            const uint2 v1 = *reinterpret_cast<const uint2 *>(p + wj * 128);
+            const uint2 u0 = *reinterpret_cast<const uint2 *>(p + wi * 128 + 32);
+            const uint2 u1 = *reinterpret_cast<const uint2 *>(p + wj * 128 + 32);
+            if constexpr (LB_PLAIN) {
+              a[j][r] = v0.x;
+              a[j][2 + r] = u0.x;
+            } else {
+              a[j][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
+              a[j][2 + r] = lb_w2(lb_gpair(u0.x, u1.x, u0.y, u1.y, cr), cr, s2[j][r], b2[j][r]);
+            }
           }
-        }
-#pragma unroll
-        for (int f = 0; f < LB_MF; f++)
-          lb_mma(acc[h % LB_ACCS][j][f], a[0][0], a[0][1], a[1][0], a[1][1],
-                 h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
       }
+      const unsigned xs = (unsigned)__cvta_generic_to_shared(xrow);
+      lb_wg_fence();
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int j = 0; j < LB_MJ; j++)
+          lb_wgmma(acc[h % LB_ACCS][j], aw[h][j][0], aw[h][j][1], aw[h][j][2], aw[h][j][3],
+                   lb_xdesc(xs, 4 * ii + 2 * h));
+    } else {
+      lb_u4 xv[LB_MF];
+#pragma unroll
+      for (int f = 0; f < LB_MF; f++)
+        xv[f] = lb_lds16(xrow + f * 8 * LB_XROWB + 64 * ii);
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int j = 0; j < LB_MJ; j++) {
+          unsigned a[2][2];   // [lane pair][row g, g + 8]
+#pragma unroll
+          for (int r = 0; r < 2; r++) {
+            const char *p = wrow + ((16 * j + 8 * r) * LB_WROWC + h) * 16;
+            const lb_u4 v0 = lb_lds16(p + wi * 128), v1 = lb_lds16(p + wj * 128);
+            if constexpr (LB_PLAIN) {   // an experiment: the words as weights
+              a[0][r] = v0.x;
+              a[1][r] = v0.z;
+            } else {
+              a[0][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
+              a[1][r] = lb_w2(lb_gpair(v0.z, v1.z, v0.w, v1.w, cr), cr, s2[j][r], b2[j][r]);
+            }
+          }
+#pragma unroll
+          for (int f = 0; f < LB_MF; f++)
+            lb_mma(acc[h % LB_ACCS][j][f], a[0][0], a[0][1], a[1][0], a[1][1],
+                   h ? xv[f].z : xv[f].x, h ? xv[f].w : xv[f].y);
+        }
+    }
   }
 }
 
@@ -336,7 +450,7 @@ __device__ __forceinline__ void lb_gemm_body(
   for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
     for (int r = 0; r < 2; r++)
-      chs[j][r] = min(n0 + wn * LB_WCH + 16 * j + g + 8 * r, LB_N - 1);
+      chs[j][r] = min(n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * r, LB_N - 1);
 
   float acc[LB_ACCS][LB_MJ][LB_MF][4];
 #pragma unroll
@@ -400,8 +514,11 @@ __device__ __forceinline__ void lb_gemm_body(
   int buf = 0;
   for (int ss = 0; ss < ns; ss++) {
     lb_cp_wait<LB_STAGES - 2>();   // sub-stage ss has landed (this thread's
-    __syncthreads();               // copies), for every thread; and every
-                                   // thread is done with sub-stage ss - 1
+    if (LB_WG) {                   // copies), for every thread; and every
+      lb_proxy_fence();            // thread is done with sub-stage ss - 1
+      lb_wg_wait();                // (wgmma: its reads of shared memory too)
+    }
+    __syncthreads();
     {
       const int ahead = ss + LB_STAGES - 1;
       const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
@@ -421,8 +538,11 @@ __device__ __forceinline__ void lb_gemm_body(
     const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
     // This thread's rows of the stage: channel rows (chunk 2 t of word 0)
     // and activation rows (16 bytes at 8 t).
-    const char *wrow = wbuf + ((wn * LB_WCH + g) * LB_WROWC + 2 * t) * 16;
-    const char *xrow = xbuf + (wm * LB_WROWS + g) * LB_XROWB + 16 * t;
+    // (wgmma: lanes 2t, 2t + 1 of a word at 8 bytes past chunk t / 2; the
+    // stage's activations whole.)
+    const char *wrow = wbuf + (lb_wch0(wn) + g) * LB_WROWC * 16 +
+                       (LB_WG ? 16 * (t / 2) + 8 * (t % 2) : 32 * t);
+    const char *xrow = LB_WG ? xbuf : xbuf + (wm * LB_WROWS + g) * LB_XROWB + 16 * t;
     // The operands of the groups this sub-stage meets (LB_GSS slots), made
     // once; each code row then selects its slot without a branch, so the
     // unrolled code rows form one block the compiler can interleave (a
@@ -438,7 +558,7 @@ __device__ __forceinline__ void lb_gemm_body(
           lb_zero_t zv = cur.z[j][r][u];
           if (SRES) {
             const int gi = min(g0 + u, LB_NGROUPS - 1);
-            const char *p = sres + (wn * LB_WCH + 16 * j + g + 8 * r) * LB_SROWB;
+            const char *p = sres + (lb_wch0(wn) + LB_JSTEP * j + g + 8 * r) * LB_SROWB;
             sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
             zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
           }
@@ -449,9 +569,11 @@ __device__ __forceinline__ void lb_gemm_body(
       lb_rows<0, -1>(acc, s2v, b2v, wrow, xrow, q, k0, g0);
     else
       lb_pick_rows<0, LB_QFIX ? 0 : -1>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+    if (LB_WG) lb_wg_commit();
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
   }
   lb_cp_wait<0>();   // no copy outlives the block
+  if (LB_WG) lb_wg_wait();   // the sums are the wgmma's until it is done
   if (LB_ACCS > 1)
 #pragma unroll
     for (int j = 0; j < LB_MJ; j++)
@@ -493,7 +615,7 @@ __device__ __forceinline__ void lb_gemm_body(
     for (int f = 0; f < LB_MF; f++)
 #pragma unroll
       for (int e = 0; e < 4; e++) {
-        const int c = n0 + wn * LB_WCH + 16 * j + g + 8 * (e >> 1);
+        const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
         const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
         if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
           if (gridDim.z > 1)

@@ -114,18 +114,31 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
 
 static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                        int bucket) {
-  lb_gemm_plans p;
+  lb_gemm_plans p, pw;
   lb_gemm_cfg c;
   lb_layout lay;
   char *src = NULL;
-  if (lb_gen_gemm(r, n, k, bucket, 132, NULL, NULL, &p, &src) != LB_OK) {
+  if (lb_gen_gemm(r, n, k, bucket, 132, NULL, NULL, &p, &src) != LB_OK ||
+      lb_plan_gemm(r, n, k, bucket, 132, "wg=1", "test", &pw) != LB_OK) {
     CHECK(0, "%s n=%d k=%d bucket %d: %s", name, n, k, bucket, lb_errmsg());
+    free(src);
     return;
   }
   free(src);
   lb_layout_of(r, &lay);
   check_gemm_cfg(&p.hi, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
+  check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
+  /* sm_90's plan by the rules is mma.sync's (the other 160 KB parts');
+  ** wg=1's: warpgroups along channels over all the tile's rows, whose
+  ** activation chunks come in pairs of a row (templates/gemm.cu) */
+  CHECK(memcmp(&p.wg, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&
+            p.lo.wg == 0 && pw.wg.wg == 1 && pw.wg.warps_m == 1 &&
+            pw.wg.warps_n % 4 == 0 && pw.wg.bn % 64 == 0 &&
+            pw.wg.bm % 8 == 0 && pw.wg.bm <= 256 &&
+            memcmp(&pw.hi, &p.hi, sizeof p.hi) == 0,
+        "%s n=%d k=%d b%d: wgmma plan %d x %d, %d x %d warps", name, n, k,
+        bucket, pw.wg.bm, pw.wg.bn, pw.wg.warps_m, pw.wg.warps_n);
   /* the two parts share the tile and the warps; the larger budget never
   ** takes fewer code rows, nor less shared memory but where two stages let
   ** two blocks share an SM */
@@ -139,11 +152,11 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   /* split K, on both plans: one wave at most (fit blocks an SM: two only
   ** on 160 KB parts where shared memory holds two), every split at least
   ** two sub-stages */
-  for (int h = 0; h < 2; h++) {
+  for (int h = 0; h < 3; h++) {
     static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
                              1024};
     int i, sms;
-    c = h ? p.hi : p.lo;
+    c = h == 2 ? pw.wg : h ? p.hi : p.lo;
     for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
       int m = ms[i], blocks, sp;
       if (lb_gemm_bucket(m) != bucket) continue;
@@ -152,7 +165,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         sp = lb_gemm_splits(&c, m, sms);
         CHECK(sp >= 1 && sp <= 4 && c.per_sm >= 1 && c.per_sm <= 2 &&
                   c.fit >= c.per_sm && c.fit <= 2 &&
-                  (c.fit == 1 || h == 1) &&
+                  (c.fit == 1 || h >= 1) &&
                   (c.fit == 1 ||
                    2 * (c.smem + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) &&
                   (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)),

@@ -71,10 +71,10 @@ static void reference(const lb_recipe *r, uint64_t seed) {
 
 /* src compiled for every arch: no warnings, a binary, and where kernel is
 ** named (the GEMM), its registers and no spilled byte.  m labels it. */
-static void compile_archs(const char *src, int m, const char *kernel) {
-  static const int archs[] = {80, 86, 89, 90};
+static void compile_for(const char *src, int m, const char *kernel,
+                        const int *archs, size_t narch) {
   size_t i;
-  for (i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+  for (i = 0; i < narch; i++) {
     lb_offline info;
     char *log = NULL;
     int regs = -1, spill = -1;
@@ -118,6 +118,11 @@ static void compile_archs(const char *src, int m, const char *kernel) {
   }
 }
 
+static void compile_archs(const char *src, int m, const char *kernel) {
+  static const int archs[] = {80, 86, 89, 90};
+  compile_for(src, m, kernel, archs, sizeof archs / sizeof archs[0]);
+}
+
 static void one(const char *path) {
   lb_recipe *r;
   char *a = NULL, *b = NULL, *other = NULL;
@@ -158,6 +163,18 @@ static void one(const char *path) {
              "spills\n", ms[j]);
       free(g1);
       free(g2);
+      /* the wgmma plan (wg=1), which only sm_90 (as sm_90a) runs */
+      {
+        static const int sm90[] = {90};
+        char *gw = NULL;
+        CHECK(lb_generate_plan(r, 4096, 4096, ms[j], 132, "wg=1", &gw) ==
+                  LB_OK && strstr(gw, "constexpr bool LB_WG = true;"),
+              "gen m=%d wg=1: %s", ms[j], lb_errmsg());
+        if (gw) compile_for(gw, ms[j], LB_GEMM_KERNEL, sm90, 1);
+        printf("  GEMM m=%d wg=1: sm_90a without warnings or spills\n",
+               ms[j]);
+        free(gw);
+      }
     }
   }
   round_trip(r, 3, r->group ? r->group : 32, 1);

@@ -132,7 +132,7 @@ static void plans_parse(const lb_recipe *r) {
   lb_free(with);
 }
 
-/* Plan as knobs, every one named, as built for m (a 160 KB part). */
+/* Plan as knobs, every one named, as built for m on sm_90. */
 static int effective(const lb_recipe *r, int m, const char *plan,
                      char text[LB_PLAN_LEN]) {
   if (m <= LB_MAX_M) {
@@ -144,7 +144,7 @@ static int effective(const lb_recipe *r, int m, const char *plan,
     if (lb_plan_gemm(r, N, K, lb_gemm_bucket(m), 132, plan, "test", &p) !=
         LB_OK)
       return 0;
-    lb_gemm_plan_text(&p.hi, text, LB_PLAN_LEN);
+    lb_gemm_plan_text(lb_gemm_part(&p, 90), text, LB_PLAN_LEN);
   }
   return 1;
 }

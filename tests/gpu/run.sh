@@ -65,6 +65,15 @@ tmax=$((limit - 120))
 ctest_pid=$!
 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
 gpu_pid=$!
+# The same with sm_90's wgmma plan (LOWBIT_GEMM=wg=1; not the rule), where
+# the device is an sm_90: every recipe's GEMM buckets through it.
+wg_pid=
+if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ]; then
+  LOWBIT_GEMM=wg=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
+  wg_pid=$!
+else
+  echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
+fi
 # The pairwise recipe sweep (every pair of recipe-language values), in
 # shares.
 shares=4
@@ -103,6 +112,7 @@ gpu_rc=0
 wait $gpu_pid || gpu_rc=1
 for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
 wait $stress_pid || gpu_rc=1
+[ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
 for ((p = 0; p < shares; p++)); do
   cat "$out/gpu-sweep.$p.log"
   rm -f "$out/gpu-sweep.$p.log"
@@ -130,19 +140,27 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 100 300 1024"
          "$root/recipes/a16w1_g64.lua 16 4112 512"
          "$root/recipes/a16w3_g128.lua 40 1000 4096")
+  # sm_90's wgmma plan (LOWBIT_GEMM=wg=1, given before a ':'): 65..256
+  # rows with K split, and cross-word codes at 17..32 rows
+  if [ -n "$wg_pid" ]; then
+    cases+=("wg=1:$root/recipes/a16w4_g128.lua 100 300 1024"
+            "wg=1:$root/recipes/a16w3_g128.lua 20 1000 4096")
+  fi
   # One tool over every case; the tools run side by side.
   san_tool() {
     local tool=$1 c rc line log="$out/san.$1.log"
     : >"$log"
     : >"$out/san.$tool.summary"
     for c in "${cases[@]}"; do
+      local plan=
+      case $c in wg=1:*) plan=wg=1; c=${c#wg=1:} ;; esac
       # shellcheck disable=SC2086
-      timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
+      env ${plan:+LOWBIT_GEMM=$plan} timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
         --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$log.tmp" 2>&1
       rc=$?
       cat "$log.tmp" >>"$log"
       line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log.tmp" | tail -1)
-      echo "$tool $(basename "${c%% *}"): ${line:-no summary} (exit $rc)" \
+      echo "$tool $(basename "${c%% *}")${plan:+ $plan}: ${line:-no summary} (exit $rc)" \
         >>"$out/san.$tool.summary"
     done
     rm -f "$log.tmp"
@@ -238,7 +256,7 @@ if room 120 "bench-narrow"; then
   lap "bench narrow"
 fi
 
-grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" | head -40
+grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" "$out/gpu-wg.log" | head -40
 sed -n '/^recipe /,$p' "$out/bench.log" 2>/dev/null
 sed -n '/^recipe /,$p' "$out/bench-gemm.log" 2>/dev/null | tail -n +2
 echo
@@ -246,6 +264,7 @@ printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || 
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
 printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
+printf "%-22s %s\n" "GPU tests, wgmma" "$(tail -1 "$out/gpu-wg.log")"
 printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
