@@ -318,6 +318,26 @@ __device__ __forceinline__ void lb_rows(
     const char *xrow, int qr, int k0, int g0) {
   const int q = Q < 0 ? qr : Q;
   const int w0 = lb_ss_w0(q);
+  // wgmma with the sub-stage fixed (Q): the warp's words, loaded once
+  // (the code rows of a word share them; each row's fence would make the
+  // compiler load them again).  [word][group][r][h][lanes 2t.. or 2t + 8..]
+  constexpr bool PRE = LB_WG && Q >= 0;
+  constexpr int PNW = PRE ? lb_ss_nw(Q < 0 ? 0 : Q) : 1;
+  uint2 wv[PNW][LB_MJ][2][2][2];
+  if constexpr (PRE) {
+#pragma unroll
+    for (int w = 0; w < PNW; w++)
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int c = 0; c < 2; c++)
+              wv[w][j][r][h][c] = *reinterpret_cast<const uint2 *>(
+                  wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h + 32 * c + w * 128);
+  }
 #pragma unroll
   for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
     const int ii = jj * LB_WARPS_K + WK;
@@ -360,10 +380,12 @@ __device__ __forceinline__ void lb_rows(
 #pragma unroll
           for (int r = 0; r < 2; r++) {
             const char *p = wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h;
-            const uint2 v0 = *reinterpret_cast<const uint2 *>(p + wi * 128);
-            const uint2 v1 = *reinterpret_cast<const uint2 *>(p + wj * 128);
-            const uint2 u0 = *reinterpret_cast<const uint2 *>(p + wi * 128 + 32);
-            const uint2 u1 = *reinterpret_cast<const uint2 *>(p + wj * 128 + 32);
+            // (a word past the sub-stage's is never used: its codes do not cross)
+            const int wk2 = wj < PNW ? wj : PNW - 1;
+            const uint2 v0 = PRE ? wv[wi][j][r][h][0] : *reinterpret_cast<const uint2 *>(p + wi * 128);
+            const uint2 v1 = PRE ? wv[wk2][j][r][h][0] : *reinterpret_cast<const uint2 *>(p + wj * 128);
+            const uint2 u0 = PRE ? wv[wi][j][r][h][1] : *reinterpret_cast<const uint2 *>(p + wi * 128 + 32);
+            const uint2 u1 = PRE ? wv[wk2][j][r][h][1] : *reinterpret_cast<const uint2 *>(p + wj * 128 + 32);
             if constexpr (LB_PLAIN) {
               a[j][r] = v0.x;
               a[j][2 + r] = u0.x;
