@@ -236,10 +236,11 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** the tiles leave SMs idle, warpgroups take alternate code rows (wk) and K
 ** is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
 ** Correct, and not the rule: measured on an H100 (lowbit bench a16w4_g128
-** 8192 x 8192, 2026-11-24), M = 16 / 32 / 64 / 128 / 1024 took 40.4 /
-** 50.7 / 77.8 / 99.9 / 669.7 us against mma.sync's 26.8 / 31.3 / 44.1 /
-** 81.1 / 519.9; without dequantisation (plain=1) still 34.4 at M = 16
-** and 570.9 at 1024 (mma.sync 24.4 and 481.1).  docs/architecture.md
+** 8192 x 8192, 2026-11-24), M = 16 / 32 / 64 / 128 / 1024 took 38.0 /
+** 49.5 / 81.8 / 94.9 / 637.1 us against mma.sync's 26.8 / 31.3 / 44.1 /
+** 81.1 / 519.9; without dequantisation (plain=1, measured before the
+** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
+** (mma.sync 24.4 and 481.1).  docs/architecture.md
 ** ("The wgmma plan") says what was tried. */
 static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
                     lb_gemm_cfg *c) {
