@@ -65,13 +65,14 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** their ranges, the values lowbit tune tries and the order plans are
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
-enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_PLAIN, NKNOB };
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
     {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
-    {"wg", 0, 1, 0, 2, {0, 1}},         {"plain", 0, 1, 0, 0, {0}}};
+    {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
+    {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -367,6 +368,20 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   } else {
     p->wg = p->hi;
   }
+  /* Split-K on sm_90: the splits' sums meet in the shared memory of a
+  ** cluster's blocks (cl=1, the rule) up to 64 rows where a block's sums
+  ** fit its stages, else in a work space that a second kernel adds up
+  ** (cl=0, as on the other parts).  Measured on an H100 (ncu, a16w4_g128,
+  ** M = 16 .. 64, four shapes): that kernel took 3.4 to 5.2 us of every
+  ** split GEMM.  At 128 rows the cluster's sums spilled 168 bytes (a16w4,
+  ** sm_90).  lb_op_run launches clusters of 2 only (lb_gemm_splits). */
+  p->wg.csum = p->wg.bm <= 64 && 4 * p->wg.bm * p->wg.bn <= p->wg.stages * p->wg.stage &&
+               pick(kn, K_CL, 1);
+  if (kn->v[K_CL] == 1 && !p->wg.csum)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": cl=1 needs blocks of at most "
+                   "64 rows whose sums fit their stages (%d x %d f32 sums, "
+                   "%d stages of %d bytes)", from, plan,
+                   p->wg.bm, p->wg.bn, p->wg.stages, p->wg.stage);
   /* bs=2 that sm_90's plan cannot take is refused; the other 160 KB
   ** parts' plan shares the knobs but not the tile (wgmma's warps), and
   ** keeps one block an SM where two do not fit */
@@ -419,13 +434,16 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k,
     "constexpr int LB_SROWB = %d;\n"
     "constexpr int LB_STAGES = %d;\n"
     "constexpr bool LB_WG = %s;   // MMA by wgmma (LOWBIT_GEMM wg)\n"
+    "constexpr bool LB_CSUM = %s;   // split-K's sums meet in a cluster "
+    "(LOWBIT_GEMM cl)\n"
     "constexpr int LB_MINB = %d;   // blocks an SM asked of ptxas\n",
     c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
     lb_format_groups(f, k), c->stage, c->srowb, c->stages,
-    c->wg ? "true" : "false", c->wg && c->bm <= 64 ? c->fit : 1);
+    c->wg ? "true" : "false", c->csum ? "true" : "false",
+    c->wg && c->bm <= 64 ? c->fit : 1);
 }
 
 /* wgmma m64nNk16 for the sm_90a plan's N = 8 nf rows: its accumulators
@@ -574,6 +592,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_SK] = c->sk;
   v[K_BS] = c->per_sm;
   v[K_WG] = c->wg;
+  v[K_CL] = c->csum;
   v[K_PLAIN] = -1;
 }
 

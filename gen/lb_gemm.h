@@ -43,6 +43,7 @@ typedef struct lb_gemm_cfg {
   int fit;                /* blocks an SM holds by shared memory, at most
                           ** 2: split-K fills that many (lb_gemm_splits) */
   int wg;                 /* MMA by wgmma, warps in warpgroups (sm_90a) */
+  int csum;               /* split-K's sums meet in a cluster (sm_90) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the

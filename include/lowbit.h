@@ -141,7 +141,10 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   r   code rows a sub-stage (1 .. 32, powers of 2; cut to fit; more than
 **       a packing tile holds, 8 for 4-bit codes, 4 for 8-bit: whole tiles)
 **   st  pipeline stages, at most (2 .. 16)
-**   sk  K splits given a work space (0: the rule's, 1: none, 2 .. 16)
+**   sk  K splits (0: the rule's, 1: none, 2 .. 16; a work space past 8)
+**   cl  on sm_90, the splits' sums meet in a cluster (1, the rules' where
+**       a block's sums fit its stages; refused where not) or in a work
+**       space (0, as on the other parts: lb_op_workspace)
 **   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages;
 **       refused where sm_90's plan cannot take two)
 **   wg  on sm_90 (compiled for sm_90a), the MMA by wgmma (1) or by
@@ -229,17 +232,24 @@ typedef struct lb_weights {
 ** launch must not wait (serving, CUDA graph capture). */
 LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
                            const lb_weights *w, void *y, void *stream);
-/* Split-K work space, cuBLASLt-style.  Where the tiles of m rows leave
-** most SMs idle (narrow layers, small M), the GEMM splits K across blocks
-** that leave f32 sums in a work space, and a second kernel adds them up
-** in a fixed order (the result does not depend on timing).  bytes: what
-** lb_op_run_ws can use for m rows (0: it never splits for m).  Pass that
-** much 16-byte aligned device memory, or NULL for the plan that needs
-** none; streams running at once need a work space each. */
+/* Split-K.  Where the tiles of m rows leave most SMs idle (narrow layers,
+** small M), the GEMM splits K across blocks and adds their f32 sums in a
+** fixed order (the result does not depend on timing).  On sm_90 the blocks
+** of a split form a cluster and meet in shared memory: nothing to pass.
+** Elsewhere (or with the plan knob cl=0) they leave their sums in a work
+** space, cuBLASLt-style, and a second kernel adds them up.  bytes: the work
+** space lb_op_run_ws can use for m rows (0: none needed).  Pass that much
+** 16-byte aligned device memory, or NULL for the plan that needs none (no
+** split there); streams running at once need a work space each. */
 LB_API lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes);
 LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               const lb_weights *w, void *y, void *ws,
                               size_t bytes, void *stream);
+/* How the kernel of m rows splits K: *splits ways (1: not at all), and
+** *cluster 1 where the splits meet in a cluster (no work space), 0 where
+** they take lb_op_workspace's (none given: no split). */
+LB_API lb_status lb_op_splits(const lb_op *op, int m, int *splits,
+                              int *cluster);
 /* Overlap with the kernel before (programmatic dependent launch, sm_90 and
 ** newer).  With on != 0 the op's kernels may start while the kernel
 ** launched before them on the same stream still runs: they fetch packed

@@ -629,19 +629,30 @@ static int misaligned(const void *p, size_t a) {
   return ((uintptr_t)p & (a - 1)) != 0;
 }
 
-/* Split-K for m rows of bucket bk: how many splits (1: none) and the work
-** space they need, written once for lb_op_workspace and the launch. */
+/* Split-K for m rows of bucket bk: how many splits (1: none), whether
+** they meet in a cluster, and the work space they need otherwise; written
+** once for lb_op_workspace, lb_op_splits and the launch.  Clusters where
+** sm_90's plan says so (csum) and the driver launches them, of 2 blocks
+** unless the plan names its splits (sk, an experiment; 8 blocks at most,
+** the portable cluster).  Measured on an H100 (ncu, a16w4_g128): 2-way
+** splits took 1 to 2.5 us less than the split GEMM plus its adding
+** kernel; 4-way ones at 64 tiles (4096 x 4096 at M = 64, 14336 x 4096 at
+** M = 32) took 1.8 and 1.7 times as long, since at most 62 clusters of 4
+** such blocks run at once (64 wanted) and they spread unevenly (0 to 3
+** blocks an SM). */
 static size_t split_need(const lb_op *op, const lb_bucket *bk, int m,
-                         int *splits) {
+                         int *splits, int *cluster) {
   *splits = lb_gemm_splits(&bk->cfg, m, op->c->sms);
-  return *splits > 1 ? (size_t)*splits * (size_t)m * (size_t)op->n *
-                           sizeof(float)
-                     : 0;
+  *cluster = bk->cfg.csum && op->cu->LaunchKernelEx != NULL &&
+             (*splits == 2 || (bk->cfg.sk > 1 && *splits <= 8));
+  return *splits > 1 && !*cluster ? (size_t)*splits * (size_t)m *
+                                        (size_t)op->n * sizeof(float)
+                                  : 0;
 }
 
 lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
   const lb_bucket *bk;
-  int sp;
+  int sp, cl;
   if (bytes) *bytes = 0;
   if (op == NULL || bytes == NULL)
     return lb_fail(LB_EARG, "lb_op_workspace: null argument");
@@ -653,7 +664,25 @@ lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "lb_op_workspace: no GEMM for this shape: %s",
                    bk->why);
-  *bytes = split_need(op, bk, m, &sp);
+  *bytes = split_need(op, bk, m, &sp, &cl);
+  return LB_OK;
+}
+
+lb_status lb_op_splits(const lb_op *op, int m, int *splits, int *cluster) {
+  const lb_bucket *bk;
+  if (splits) *splits = 1;
+  if (cluster) *cluster = 0;
+  if (op == NULL || splits == NULL || cluster == NULL)
+    return lb_fail(LB_EARG, "lb_op_splits: null argument");
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_splits: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
+  if (m <= LB_MAX_M) return LB_OK;   /* the GEMV's clusters are its plan's */
+  bk = &op->gemm[lb_gemm_bucket(m)];
+  if (bk->src == NULL)
+    return lb_fail(bk->why_st, "lb_op_splits: no GEMM for this shape: %s",
+                   bk->why);
+  split_need(op, bk, m, splits, cluster);
   return LB_OK;
 }
 
@@ -670,19 +699,30 @@ lb_status lb_op_overlap(lb_op *op, int on) {
 }
 
 /* One kernel on the stream; with the op's overlap, allowed to start before
-** the kernel ahead of it ends (the templates wait for it: lb_wait_prior). */
+** the kernel ahead of it ends (the templates wait for it: lb_wait_prior);
+** with cz > 1, in clusters of cz blocks along z (sm_90). */
 static CUresult launch(const lb_op *op, CUfunction fn, unsigned gx,
-                       unsigned gy, unsigned gz, unsigned threads,
-                       unsigned smem, CUstream stream, void **args) {
-  CUlaunchAttribute at;
+                       unsigned gy, unsigned gz, unsigned cz,
+                       unsigned threads, unsigned smem, CUstream stream,
+                       void **args) {
+  CUlaunchAttribute at[2];
   CUlaunchConfig lc;
-  if (!op->overlap)
+  unsigned na = 0;
+  if (!op->overlap && cz <= 1)
     return op->cu->LaunchKernel(fn, gx, gy, gz, threads, 1, 1, smem, stream,
                                 args, NULL);
-  memset(&at, 0, sizeof at);
+  memset(at, 0, sizeof at);
   memset(&lc, 0, sizeof lc);
-  at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  at.value.programmaticStreamSerializationAllowed = 1;
+  if (op->overlap) {
+    at[na].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at[na++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cz > 1) {
+    at[na].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    at[na].value.clusterDim.x = 1;
+    at[na].value.clusterDim.y = 1;
+    at[na++].value.clusterDim.z = cz;
+  }
   lc.gridDimX = gx;
   lc.gridDimY = gy;
   lc.gridDimZ = gz;
@@ -690,8 +730,8 @@ static CUresult launch(const lb_op *op, CUfunction fn, unsigned gx,
   lc.blockDimY = lc.blockDimZ = 1;
   lc.sharedMemBytes = smem;
   lc.hStream = stream;
-  lc.attrs = &at;
-  lc.numAttrs = 1;
+  lc.attrs = at;
+  lc.numAttrs = na;
   return op->cu->LaunchKernelEx(&lc, fn, args, NULL);
 }
 
@@ -712,7 +752,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   const void *bias, *zeros;
   void *args[8];
   CUfunction fn, sum = NULL;
-  unsigned gx, gy, gz = 1, threads, smem;
+  unsigned gx, gy, gz = 1, cz = 1, threads, smem;
   float *wsp = NULL;
   int early;   /* the GEMV's last argument: launched with PDL */
   CUresult rc;
@@ -764,11 +804,13 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   if (m > LB_MAX_M) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
-    int sp;
-    const size_t need = split_need(op, bk, m, &sp);
+    int sp, cl;
+    const size_t need = split_need(op, bk, m, &sp, &cl);
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
     args[7] = &wsp;   /* the GEMM's last argument: the splits' sums */
-    if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
+    if (cl) {   /* split K in clusters: no work space, no second kernel */
+      gz = cz = (unsigned)sp;
+    } else if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
       if (bytes < need)
         return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
                        "needs %zu (lb_op_workspace), or none", bytes, m, need);
@@ -792,7 +834,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  rc = launch(op, fn, gx, gy, gz, threads, smem, (CUstream)stream, args);
+  rc = launch(op, fn, gx, gy, gz, cz, threads, smem, (CUstream)stream, args);
   if (rc == CUDA_SUCCESS && sum != NULL) {
     /* the splits' sums, added in order, then the epilogue */
     const long long quads = ((long long)m * op->n + 3) / 4;
@@ -801,7 +843,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     void *sargs[5] = {&wsp, &bias, &y, &m, &splits};
     rc = launch(op, sum, (unsigned)((quads + 255) / 256 < most
                                         ? (quads + 255) / 256 : most),
-                1, 1, 256, 0, (CUstream)stream, sargs);
+                1, 1, 1, 256, 0, (CUstream)stream, sargs);
   }
   lb_ctx_leave(&s);
   if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");

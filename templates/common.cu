@@ -52,3 +52,58 @@ __device__ __forceinline__ void lb_let_next() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Clusters (sm_90): blocks that split K meet in shared memory, the first
+// block of the cluster reading the others' sums.  A barrier for the whole
+// cluster (in two halves, so that a block can work between them), the
+// block's rank and the cluster's size, and loads of another block's shared
+// memory.  Before sm_90 a cluster is one block: never called there.
+struct __align__(16) lb_f4 { float x, y, z, w; };
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void lb_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void lb_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ unsigned lb_cluster_rank() {
+  unsigned r;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ unsigned lb_cluster_size() {
+  unsigned n;
+  asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return n;
+}
+// p in this block's shared memory, as block `rank` of the cluster has it
+__device__ __forceinline__ unsigned lb_peer(const void *p, int rank) {
+  unsigned r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(r) : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+  return r;
+}
+__device__ __forceinline__ float lb_ld_peer(const float *p, int rank) {
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(lb_peer(p, rank)) : "memory");
+  return v;
+}
+__device__ __forceinline__ lb_f4 lb_ld_peer4(const lb_f4 *p, int rank) {
+  lb_f4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(lb_peer(p, rank)) : "memory");
+  return v;
+}
+#else
+__device__ __forceinline__ void lb_cluster_arrive() {}
+__device__ __forceinline__ void lb_cluster_wait() {}
+__device__ __forceinline__ unsigned lb_cluster_rank() { return 0; }
+__device__ __forceinline__ unsigned lb_cluster_size() { return 1; }
+__device__ __forceinline__ float lb_ld_peer(const float *, int) { return 0.f; }
+__device__ __forceinline__ lb_f4 lb_ld_peer4(const lb_f4 *, int) { return lb_f4{}; }
+#endif
+__device__ __forceinline__ void lb_cluster_sync() {
+  lb_cluster_arrive();
+  lb_cluster_wait();
+}

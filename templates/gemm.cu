@@ -21,8 +21,9 @@
 // with MF activation fragments, so the dequantisation is shared by MF MMAs.
 // LB_WARPS_K warps share each channel and row block, taking alternate code
 // rows of every sub-stage; their sums meet in shared memory at the end.
-// With gridDim.z > 1 (split-K, a work space given), block z takes a range
-// of the sub-stages and leaves f32 sums that lb_gemm_sum adds up.
+// With gridDim.z > 1 (split-K) block z takes a range of the sub-stages;
+// the blocks' f32 sums meet in a cluster's first block (sm_90, LB_CSUM),
+// or in a work space that lb_gemm_sum adds up.
 //
 // Operand layout, as in the GEMV: thread (g, t) = (lane / 4, lane % 4); in
 // code row i (k-values 32 i + l of lane l), half h maps thread t's k-slots
@@ -106,6 +107,8 @@ static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 
               "the K-split sums fit the pipeline's shared memory");
 static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
 static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
+static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
+              "split-K in a cluster: the block's sums fit the pipeline's shared memory");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
 static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) <=
                   (LB_STAGES_HI ? 160 : 96) * 1024,
@@ -508,8 +511,8 @@ __device__ __forceinline__ void lb_gemm_body(
   // channel block): in step, every block would read the same slice of
   // every channel row at once, 128 bytes a row at a row's stride.
   // Split-K (gridDim.z > 1, where the tiles alone leave SMs idle): block
-  // z takes sub-stages [s0, s0 + ns) and leaves its f32 sums in ws,
-  // which lb_gemm_sum adds up.
+  // z takes sub-stages [s0, s0 + ns); its sums meet the other blocks' at
+  // the end.
   const int s0 = (int)((long long)blockIdx.z * LB_NSS / gridDim.z);
   const int ns = (int)((long long)(blockIdx.z + 1) * LB_NSS / gridDim.z) - s0;
   const int rot = (int)((long long)blockIdx.x * ns / gridDim.x);
@@ -603,9 +606,9 @@ __device__ __forceinline__ void lb_gemm_body(
       for (int f = 0; f < LB_MF; f++)
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[0][j][f][e] += acc[LB_ACCS - 1][j][f][e];
+  constexpr int PER = LB_MJ * LB_MF * 4;   // a thread's sums
   if (LB_WARPS_K > 1) {   // the K-split warps' sums, through shared memory
     float *red = reinterpret_cast<float *>(lb_smem);
-    constexpr int PER = LB_MJ * LB_MF * 4;
     __syncthreads();   // every warp is done with the stages
     if (wk > 0) {
       float *p = red + (((wk - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
@@ -617,35 +620,94 @@ __device__ __forceinline__ void lb_gemm_body(
           for (int e = 0; e < 4; e++) p[((j * LB_MF + f) * 4 + e) * 32 + lane] = acc[0][j][f][e];
     }
     __syncthreads();
-    if (wk > 0) return;
+    if (wk == 0)
 #pragma unroll
-    for (int w = 1; w < LB_WARPS_K; w++) {
-      const float *p = red + (((w - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
+      for (int w = 1; w < LB_WARPS_K; w++) {
+        const float *p = red + (((w - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
 #pragma unroll
-      for (int j = 0; j < LB_MJ; j++)
+        for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-        for (int f = 0; f < LB_MF; f++)
+          for (int f = 0; f < LB_MF; f++)
 #pragma unroll
-          for (int e = 0; e < 4; e++) acc[0][j][f][e] += p[((j * LB_MF + f) * 4 + e) * 32 + lane];
+            for (int e = 0; e < 4; e++)
+              acc[0][j][f][e] += p[((j * LB_MF + f) * 4 + e) * 32 + lane];
+      }
+  }
+
+  // Split-K: block z of gridDim.z takes a range of the sub-stages (above).
+  // In a cluster along z (sm_90, LB_CSUM, launched so: lb_op_run) every
+  // block leaves its sums in its shared memory, and block r adds up the
+  // fragments i with i % blocks == r, from every block's in rank order
+  // (which is z order: the same sums in the same order as lb_gemm_sum's),
+  // and stores them: no work space, no second kernel (measured on an H100,
+  // that kernel cost 3.4 to 5.2 us a split GEMM), and the reads and
+  // stores shared by the cluster's SMs.  Otherwise each block leaves its
+  // sums in ws.  The warps that took alternate code rows (wk > 0) stay to
+  // the end: every thread meets the cluster's barriers.
+  constexpr int NF = LB_MJ * LB_MF;   // a thread's fragments of 4 sums
+  bool to_ws = gridDim.z > 1, clustered = false;
+  unsigned blocks = 1, rank = 0;
+  if constexpr (LB_CSUM) {
+    blocks = lb_cluster_size();
+    if (blocks > 1) {
+      rank = lb_cluster_rank();
+      // this warp's sums: fragment i = j MF + f of lane l at i 32 + l
+      lb_f4 *const cs = reinterpret_cast<lb_f4 *>(lb_smem) + (wm * LB_WARPS_N + wn) * 32 * NF;
+      to_ws = false;
+      clustered = true;
+      __syncthreads();   // the stages (and red) are read
+      if (wk == 0)
+#pragma unroll
+        for (int i = 0; i < NF; i++) {
+          const float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
+          cs[i * 32 + lane] = lb_f4{a[0], a[1], a[2], a[3]};
+        }
+      lb_cluster_sync();   // every block's sums are in its shared memory
+      if (wk == 0)
+#pragma unroll
+        for (int i = 0; i < NF; i++) {
+          if (i % blocks != rank) continue;
+          float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
+          lb_f4 v = rank == 0 ? lb_f4{a[0], a[1], a[2], a[3]} : lb_ld_peer4(cs + i * 32 + lane, 0);
+          for (unsigned q = 1; q < blocks; q++) {
+            const lb_f4 u = q == rank ? lb_f4{a[0], a[1], a[2], a[3]}
+                                      : lb_ld_peer4(cs + i * 32 + lane, q);
+            v.x += u.x;
+            v.y += u.y;
+            v.z += u.z;
+            v.w += u.w;
+          }
+          a[0] = v.x;
+          a[1] = v.y;
+          a[2] = v.z;
+          a[3] = v.w;
+        }
+      // A block's shared memory outlives the others' reads: each arrives
+      // once it has read, stores, then waits.
+      lb_cluster_arrive();
     }
   }
 
   // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2.
+  if (wk == 0)
 #pragma unroll
-  for (int j = 0; j < LB_MJ; j++)
+    for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-    for (int f = 0; f < LB_MF; f++)
+      for (int f = 0; f < LB_MF; f++) {
+        if (clustered && (j * LB_MF + f) % blocks != rank) continue;   // another block's
 #pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
-        const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
-        if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
-          if (gridDim.z > 1)
-            ws[((long long)blockIdx.z * m + row) * LB_N + c] = acc[0][j][f][e];
-          else
-            y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
+        for (int e = 0; e < 4; e++) {
+          const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
+          const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
+          if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
+            if (to_ws)
+              ws[((long long)blockIdx.z * m + row) * LB_N + c] = acc[0][j][f][e];
+            else
+              y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
+          }
         }
       }
+  if (clustered) lb_cluster_wait();
 }
 
 // Split-K's second step: y = epilogue(sum of the splits' sums), added in

@@ -73,26 +73,6 @@ __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
     lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
 }
 
-// Split K over a cluster of LB_CLUSTER blocks (sm_90): their sums meet in
-// the shared memory of the cluster's first block.  A barrier for the
-// cluster, and a load of another block's shared memory.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void lb_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-__device__ __forceinline__ float lb_ld_peer(const float *p, int rank) {
-  unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
-  float v;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(r) : "memory");
-  return v;
-}
-#else   // LB_CLUSTER is 1 before sm_90: never called
-__device__ __forceinline__ void lb_cluster_sync() {}
-__device__ __forceinline__ float lb_ld_peer(const float *, int) { return 0.f; }
-#endif
-
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
 // four lanes each), rows padded by one chunk so that the read-back below
 // meets no bank conflict.  The copy is issued in memory order (lane l

@@ -309,6 +309,12 @@ int main(int argc, char **argv) {
     refused(lb_op_run_ws(NULL, 16, codes, &w, codes, codes, 64, NULL), LB_EARG,
             "lb_op_run", "lb_op_run_ws NULL op");
   }
+  {
+    int sp = 7, cl = 7;
+    refused(lb_op_splits(NULL, 16, &sp, &cl), LB_EARG, "lb_op_splits",
+            "NULL op");
+    CHECK(sp == 1 && cl == 0, "lb_op_splits left %d, %d on a refusal", sp, cl);
+  }
   refused(lb_compile_offline(NULL, 90, &off, &log), LB_EARG,
           "lb_compile_offline", "NULL src");
   refused(lb_ctx_create(0, NULL), LB_EARG, "lb_ctx_create", "NULL out");

@@ -132,7 +132,17 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   /* sm_90's plan by the rules is mma.sync's (the other 160 KB parts');
   ** wg=1's: warpgroups along channels over all the tile's rows, whose
   ** activation chunks come in pairs of a row (templates/gemm.cu) */
-  CHECK(memcmp(&p.wg, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&
+  /* sm_90's sums of split K meet in a cluster wherever a block's fit its
+  ** stages (the template's static_assert), on no other part */
+  c = p.wg;
+  CHECK(c.csum == (c.bm <= 64 && 4 * c.bm * c.bn <= c.stages * c.stage) &&
+            pw.wg.csum == (pw.wg.bm <= 64 &&
+                           4 * pw.wg.bm * pw.wg.bn <= pw.wg.stages * pw.wg.stage) &&
+            !p.hi.csum && !p.lo.csum && !pw.hi.csum,
+        "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
+        name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
+  c.csum = 0;
+  CHECK(memcmp(&c, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&
             p.lo.wg == 0 && pw.wg.wg == 1 && pw.wg.warps_m == 1 &&
             pw.wg.warps_n % 4 == 0 && pw.wg.bn % 64 == 0 &&
             pw.wg.bm % 8 == 0 && pw.wg.bm <= 256 &&

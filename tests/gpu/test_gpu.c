@@ -51,77 +51,126 @@ static int check_y(const lb_case *c, const void *dy, unsigned char *hy,
   return ok;
 }
 
-/* Split-K, where the op's plan for m splits: the result with a work space
-** is checked against the reference; a work space one float short is
-** refused; then the same op runs on two streams at once, each with its
-** own work space and output, four times each, interleaved: both outputs
-** must equal the first split result bit for bit (the splits are added in
-** a fixed order). */
-static void split_case(const lb_op *op, const lb_case *c, const lb_weights *w,
+/* Runs op on m rows into dy (poisoned first) on stream, with work space
+** ws of `bytes`; 1 when it ran. */
+static int run_into(const lb_op *op, int m, const void *dx,
+                    const lb_weights *w, const lb_case *c, void *dy,
+                    void *ws, size_t bytes, cudaStream_t stream,
+                    const char *what) {
+  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+  cudaDeviceSynchronize();
+  if (lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream) != LB_OK) {
+    GCHECK(0, "%s: lb_op_run_ws: %s", what, lb_errmsg());
+    return 0;
+  }
+  if (cudaStreamSynchronize(stream) != cudaSuccess) {
+    GCHECK(0, "%s: kernel failed: %s", what,
+           cudaGetErrorString(cudaGetLastError()));
+    return 0;
+  }
+  return 1;
+}
+
+/* Split-K, where the op's plan for m splits.  The result is checked
+** against the reference; then the op runs on two streams at once, each
+** with its own output (and work space), four times each, interleaved:
+** both outputs must equal the first result bit for bit (the splits are
+** added in a fixed order).  With a work space, one a float short is
+** refused.  Where the splits meet in a cluster (sm_90), the op then takes
+** the work-space plan (cl=0) and does all of that again: the two must
+** agree bit for bit (the same sums, added in the same order). */
+static void split_case(lb_op *op, const lb_case *c, const lb_weights *w,
                        const void *dx, int m, int n, int k,
                        cudaStream_t stream, const double *y64,
                        const double *mag64) {
   size_t bytes = 0;
   void *ws = NULL, *ws2 = NULL, *dy = NULL, *dy2 = NULL;
-  unsigned char *h1 = NULL, *h2 = NULL, *h3 = NULL;
+  unsigned char *h1 = NULL, *h2 = NULL, *h3 = NULL, *hc = NULL;
   cudaStream_t s2 = NULL;
-  char what[96];
-  int i;
-  GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
+  char what[128], plan[LB_PLAN_LEN];
+  int i, sp = 1, cl = 0, pass, set = 0;
+  lb_plan_from from;
+  GCHECK(lb_op_splits(op, m, &sp, &cl) == LB_OK, "lb_op_splits: %s",
          lb_errmsg());
-  if (bytes == 0) return;
+  if (sp == 1) return;
   splits_run++;
-  snprintf(what, sizeof what, "split-K m=%d n=%d k=%d", m, n, k);
   h1 = malloc(c->y_bytes + GUARD);
   h2 = malloc(c->y_bytes + GUARD);
   h3 = malloc(c->y_bytes + GUARD);
-  if (!h1 || !h2 || !h3 || cudaMalloc(&ws, bytes) != cudaSuccess ||
-      cudaMalloc(&ws2, bytes) != cudaSuccess ||
+  hc = malloc(c->y_bytes + GUARD);
+  if (!h1 || !h2 || !h3 || !hc ||
       cudaMalloc(&dy, c->y_bytes + GUARD) != cudaSuccess ||
       cudaMalloc(&dy2, c->y_bytes + GUARD) != cudaSuccess ||
       cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) != cudaSuccess) {
-    GCHECK(0, "%s: allocation failed", what);
+    GCHECK(0, "split-K m=%d: allocation failed", m);
     goto done;
   }
-  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
-  cudaMemset(dy2, 0xff, c->y_bytes + GUARD);
-  cudaMemset(ws, 0xff, bytes);   /* NaN: every sum must be written */
-  cudaMemset(ws2, 0xff, bytes);
-  cudaDeviceSynchronize();
-  GCHECK(lb_op_run_ws(op, m, dx, w, dy, ws, bytes - 4, stream) == LB_EARG,
-         "%s: a work space one float short accepted", what);
-  if (lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream) != LB_OK) {
-    GCHECK(0, "%s: lb_op_run_ws: %s", what, lb_errmsg());
-    goto done;
-  }
-  if (cudaStreamSynchronize(stream) != cudaSuccess) {
-    GCHECK(0, "%s: kernel failed: %s", what,
-           cudaGetErrorString(cudaGetLastError()));
-    goto done;
-  }
-  {
+  for (pass = 0; pass < 2; pass++) {
     double err = 0, rel = 0;
-    if (!check_y(c, dy, h1, y64, mag64, what, &err, &rel)) goto done;
-  }
-  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
-  cudaDeviceSynchronize();
-  for (i = 0; i < 4; i++) {
-    lb_status a = lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream);
-    lb_status b = lb_op_run_ws(op, m, dx, w, dy2, ws2, bytes, s2);
-    if (a != LB_OK || b != LB_OK) {
-      GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
+    GCHECK(lb_op_workspace(op, m, &bytes) == LB_OK, "lb_op_workspace: %s",
+           lb_errmsg());
+    GCHECK(lb_op_splits(op, m, &sp, &cl) == LB_OK && sp > 1 &&
+               (bytes == 0) == (cl == 1),
+           "split-K m=%d: %d splits, cluster %d, work space %zu bytes", m,
+           sp, cl, bytes);
+    snprintf(what, sizeof what, "split-K m=%d n=%d k=%d (%d ways, %s)", m, n,
+             k, sp, cl ? "in a cluster" : "work space");
+    if (bytes) {
+      cudaFree(ws);
+      cudaFree(ws2);
+      ws = ws2 = NULL;
+      if (cudaMalloc(&ws, bytes) != cudaSuccess ||
+          cudaMalloc(&ws2, bytes) != cudaSuccess) {
+        GCHECK(0, "%s: allocation failed", what);
+        goto done;
+      }
+      cudaMemset(ws, 0xff, bytes);   /* NaN: every sum must be written */
+      cudaMemset(ws2, 0xff, bytes);
+      GCHECK(lb_op_run_ws(op, m, dx, w, dy, ws, bytes - 4, stream) == LB_EARG,
+             "%s: a work space one float short accepted", what);
+    }
+    if (!run_into(op, m, dx, w, c, dy, bytes ? ws : NULL, bytes, stream, what) ||
+        !check_y(c, dy, h1, y64, mag64, what, &err, &rel))
+      goto done;
+    cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+    cudaDeviceSynchronize();
+    for (i = 0; i < 4; i++) {
+      lb_status a = lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream);
+      lb_status b = lb_op_run_ws(op, m, dx, w, dy2, ws2, bytes, s2);
+      if (a != LB_OK || b != LB_OK) {
+        GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
+        goto done;
+      }
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) {
+      GCHECK(0, "%s: two streams: kernel failed", what);
       goto done;
     }
+    cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
+    cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
+    GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
+           "%s: two streams at once changed the result", what);
+    if (pass == 1) {
+      GCHECK(memcmp(h1, hc, c->y_bytes) == 0,
+             "%s: differs from the cluster's sums", what);
+      break;
+    }
+    if (!cl) break;
+    /* the same plan with a work space (cl=0: one knob changed) */
+    memcpy(hc, h1, c->y_bytes);
+    if (lb_op_plan(op, m, plan, &from) != LB_OK || strstr(plan, "cl=1") == NULL) {
+      GCHECK(0, "%s: plan \"%s\" names no cl=1", what, plan);
+      goto done;
+    }
+    strstr(plan, "cl=1")[3] = '0';
+    if (lb_op_set_plan(op, m, plan) != LB_OK) {
+      GCHECK(0, "%s: lb_op_set_plan(%s): %s", what, plan, lb_errmsg());
+      goto done;
+    }
+    set = 1;
   }
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    GCHECK(0, "%s: two streams: kernel failed", what);
-    goto done;
-  }
-  cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
-  cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
-  GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
-         "%s: two streams at once changed the result", what);
 done:
+  if (set) lb_op_set_plan(op, m, NULL);
   if (s2) cudaStreamDestroy(s2);
   cudaFree(ws);
   cudaFree(ws2);
@@ -130,6 +179,7 @@ done:
   free(h1);
   free(h2);
   free(h3);
+  free(hc);
 }
 
 /* One (shape, m) run; returns the error over its bound (or -1 on error)
