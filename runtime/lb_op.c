@@ -805,8 +805,10 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
     int sp, cl;
-    const size_t need = split_need(op, bk, m, &sp, &cl);
+    size_t need;
+    /* first: a bucket without a plan (a bad LOWBIT_GEMM) fails here */
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+    need = split_need(op, bk, m, &sp, &cl);
     args[7] = &wsp;   /* the GEMM's last argument: the splits' sums */
     if (cl) {   /* split K in clusters: no work space, no second kernel */
       gz = cz = (unsigned)sp;

@@ -85,13 +85,23 @@ class Op:
 
     def workspace(self, m):
         """Bytes of split-K work space that run() can use for m rows (0: the
-        plan for m never splits K; lb_op_workspace)."""
+        plan for m never splits K, or its splits meet in a cluster;
+        lb_op_workspace)."""
         b = self._ws.get(m)
         if b is None:
             v = ctypes.c_size_t()
             check(_lib.lib.lb_op_workspace(self._h, int(m), ctypes.byref(v)))
             b = self._ws[m] = v.value
         return b
+
+    def splits(self, m):
+        """(ways, in_cluster): how the kernel of m rows splits K (1: not at
+        all), and whether the splits meet in a cluster (sm_90: no work
+        space) rather than in workspace(m) (lb_op_splits)."""
+        sp, cl = ctypes.c_int(), ctypes.c_int()
+        check(_lib.lib.lb_op_splits(self._h, int(m), ctypes.byref(sp),
+                                    ctypes.byref(cl)))
+        return sp.value, bool(cl.value)
 
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0,
             workspace=None, workspace_bytes=0):

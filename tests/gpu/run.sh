@@ -127,9 +127,10 @@ lap "tests (side by side)"
 # hardware exception, and their TMA stores read as uninitialised to
 # initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
-# a power of two, a cross-word 3-bit one at M = 1, and three GEMM buckets
+# a power of two, a cross-word 3-bit one at M = 1, and four GEMM buckets
 # (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
-# rows, M = 40: cross-word 3-bit codes with K split 4 ways).
+# rows, M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
+# 2 ways, in a cluster on sm_90).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -139,7 +140,8 @@ if room 60 sanitizer; then
          "$root/recipes/a16w3_g128.lua 1 4096 4096"
          "$root/recipes/a16w4_g128.lua 100 300 1024"
          "$root/recipes/a16w1_g64.lua 16 4112 512"
-         "$root/recipes/a16w3_g128.lua 40 1000 4096")
+         "$root/recipes/a16w3_g128.lua 40 1000 4096"
+         "$root/recipes/a16w4_g128.lua 20 8192 1024")
   # sm_90's wgmma plan (LOWBIT_GEMM=wg=1, given before a ':'): 65..256
   # rows with K split, and cross-word codes at 17..32 rows
   if [ -n "$wg_pid" ]; then

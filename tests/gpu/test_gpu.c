@@ -830,6 +830,24 @@ static void tune_check(lb_ctx *ctx, const char *recipe) {
     lb_op_destroy(op2);
     op2 = NULL;
   }
+  /* a plan that does not parse leaves the GEMV, and every GEMM call says
+  ** why (it once divided by the missing plan's zero tile height) */
+  setenv("LOWBIT_GEMM", "sk=3", 1);
+  if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
+    size_t b = 1;
+    int sp = 0, cl = 0;
+    GCHECK(lb_op_run(op2, m, d.dx, &d.w, d.dy, NULL) == LB_EARG &&
+               strstr(lb_errmsg(), "sk=3") != NULL,
+           "LOWBIT_GEMM=sk=3: lb_op_run said: %s", lb_errmsg());
+    GCHECK(lb_op_workspace(op2, m, &b) == LB_EARG && b == 0 &&
+               lb_op_splits(op2, m, &sp, &cl) == LB_EARG,
+           "LOWBIT_GEMM=sk=3: lb_op_workspace / lb_op_splits accepted");
+    lb_op_destroy(op2);
+    op2 = NULL;
+  } else {
+    GCHECK(strstr(lb_errmsg(), "sk=3") != NULL,
+           "LOWBIT_GEMM=sk=3: lb_op_create said: %s", lb_errmsg());
+  }
   unsetenv("LOWBIT_GEMM");
   setenv("LOWBIT_PLAN", vcand[0], 1);
   if (lb_op_create(ctx, r, n, k, &op2) == LB_OK) {
