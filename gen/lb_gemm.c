@@ -374,7 +374,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   ** (cl=0, as on the other parts).  Measured on an H100 (ncu, a16w4_g128,
   ** M = 16 .. 64, four shapes): that kernel took 3.4 to 5.2 us of every
   ** split GEMM.  At 128 rows the cluster's sums spilled 168 bytes (a16w4,
-  ** sm_90).  lb_op_run launches clusters of 2 only (lb_gemm_splits). */
+  ** sm_90).  Which splits go to a cluster: lb_gemm_cluster. */
   p->wg.csum = p->wg.bm <= 64 && 4 * p->wg.bm * p->wg.bn <= p->wg.stages * p->wg.stage &&
                pick(kn, K_CL, 1);
   if (kn->v[K_CL] == 1 && !p->wg.csum)
@@ -654,4 +654,16 @@ int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   if (s > 4) s = 4;
   if (s > c->nss / 2) s = c->nss / 2;
   return s >= 2 ? (int)s : 1;
+}
+
+/* Whether `splits` ways of plan c meet in a cluster (csum: sm_90's plan
+** says they can): 2 ways by the rule, any up to 8 (the portable cluster)
+** where the plan names its splits (sk, an experiment).  Measured on an
+** H100 (ncu, a16w4_g128): 2-way splits took 1 to 2.5 us less than the
+** split GEMM plus its adding kernel; 4-way ones at 64 tiles (4096 x 4096
+** at M = 64, 14336 x 4096 at M = 32) took 1.8 and 1.7 times as long,
+** since at most 62 clusters of 4 such blocks run at once (64 wanted) and
+** they spread unevenly (0 to 3 blocks an SM). */
+int lb_gemm_cluster(const lb_gemm_cfg *c, int splits) {
+  return c->csum && (splits == 2 || (c->sk > 1 && splits > 1 && splits <= 8));
 }

@@ -59,8 +59,10 @@ const lb_gemm_cfg *lb_gemm_part(const lb_gemm_plans *p, int arch);
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
 int lb_gemm_bucket(int m);
-/* Splits of K for m rows on sms SMs (1: none); lb_gemm_sum adds them. */
+/* Splits of K for m rows on sms SMs (1: none); lb_gemm_sum adds them,
+** unless they meet in a cluster (lb_gemm_cluster: 1). */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);
+int lb_gemm_cluster(const lb_gemm_cfg *c, int splits);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
 /* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part).

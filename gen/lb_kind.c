@@ -92,8 +92,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
       return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
     if ((sp = lb_gemm_splits(c, m, sms)) > 1)
-      snprintf(split, sizeof split, ", K split %d ways with a work space",
-               sp);
+      snprintf(split, sizeof split, ", K split %d ways %s", sp,
+               lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
+                                       : "with a work space");
     /* the 99 KB parts' plan: what differs */
     if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
         lo->sres != c->sres) {

@@ -630,60 +630,56 @@ static int misaligned(const void *p, size_t a) {
 }
 
 /* Split-K for m rows of bucket bk: how many splits (1: none), whether
-** they meet in a cluster, and the work space they need otherwise; written
-** once for lb_op_workspace, lb_op_splits and the launch.  Clusters where
-** sm_90's plan says so (csum) and the driver launches them, of 2 blocks
-** unless the plan names its splits (sk, an experiment; 8 blocks at most,
-** the portable cluster).  Measured on an H100 (ncu, a16w4_g128): 2-way
-** splits took 1 to 2.5 us less than the split GEMM plus its adding
-** kernel; 4-way ones at 64 tiles (4096 x 4096 at M = 64, 14336 x 4096 at
-** M = 32) took 1.8 and 1.7 times as long, since at most 62 clusters of 4
-** such blocks run at once (64 wanted) and they spread unevenly (0 to 3
-** blocks an SM). */
+** they meet in a cluster (the plan's rule, lb_gemm_cluster, where the
+** driver launches clusters), and the work space they need otherwise;
+** written once for lb_op_workspace, lb_op_splits and the launch. */
 static size_t split_need(const lb_op *op, const lb_bucket *bk, int m,
                          int *splits, int *cluster) {
   *splits = lb_gemm_splits(&bk->cfg, m, op->c->sms);
-  *cluster = bk->cfg.csum && op->cu->LaunchKernelEx != NULL &&
-             (*splits == 2 || (bk->cfg.sk > 1 && *splits <= 8));
+  *cluster = op->cu->LaunchKernelEx != NULL && lb_gemm_cluster(&bk->cfg, *splits);
   return *splits > 1 && !*cluster ? (size_t)*splits * (size_t)m *
                                         (size_t)op->n * sizeof(float)
                                   : 0;
 }
 
-lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
+/* split_need for the public queries (fn: their name): the arguments
+** checked; the GEMV (m <= 8) never splits this way. */
+static lb_status split_query(const lb_op *op, int m, const char *fn,
+                             int *splits, int *cluster, size_t *bytes) {
   const lb_bucket *bk;
-  int sp, cl;
-  if (bytes) *bytes = 0;
-  if (op == NULL || bytes == NULL)
-    return lb_fail(LB_EARG, "lb_op_workspace: null argument");
+  *splits = 1;
+  *cluster = 0;
+  *bytes = 0;
+  if (op == NULL) return lb_fail(LB_EARG, "%s: op is NULL", fn);
   if (m < 1 || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_op_workspace: m = %d; ops take 1..%d rows",
-                   m, LB_MAX_ROWS);
-  if (m <= LB_MAX_M) return LB_OK;   /* the GEMV never splits K */
+    return lb_fail(LB_EARG, "%s: m = %d; ops take 1..%d rows", fn, m,
+                   LB_MAX_ROWS);
+  if (m <= LB_MAX_M) return LB_OK;
   bk = &op->gemm[lb_gemm_bucket(m)];
   if (bk->src == NULL)
-    return lb_fail(bk->why_st, "lb_op_workspace: no GEMM for this shape: %s",
-                   bk->why);
-  *bytes = split_need(op, bk, m, &sp, &cl);
+    return lb_fail(bk->why_st, "%s: no GEMM for this shape: %s", fn, bk->why);
+  *bytes = split_need(op, bk, m, splits, cluster);
   return LB_OK;
 }
 
+lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes) {
+  int sp, cl;
+  size_t b;
+  const lb_status st = split_query(op, m, "lb_op_workspace", &sp, &cl, &b);
+  if (bytes == NULL) return lb_fail(LB_EARG, "lb_op_workspace: bytes is NULL");
+  *bytes = b;
+  return st;
+}
+
 lb_status lb_op_splits(const lb_op *op, int m, int *splits, int *cluster) {
-  const lb_bucket *bk;
-  if (splits) *splits = 1;
-  if (cluster) *cluster = 0;
-  if (op == NULL || splits == NULL || cluster == NULL)
-    return lb_fail(LB_EARG, "lb_op_splits: null argument");
-  if (m < 1 || m > LB_MAX_ROWS)
-    return lb_fail(LB_EARG, "lb_op_splits: m = %d; ops take 1..%d rows", m,
-                   LB_MAX_ROWS);
-  if (m <= LB_MAX_M) return LB_OK;   /* the GEMV's clusters are its plan's */
-  bk = &op->gemm[lb_gemm_bucket(m)];
-  if (bk->src == NULL)
-    return lb_fail(bk->why_st, "lb_op_splits: no GEMM for this shape: %s",
-                   bk->why);
-  split_need(op, bk, m, splits, cluster);
-  return LB_OK;
+  int sp, cl;
+  size_t b;
+  const lb_status st = split_query(op, m, "lb_op_splits", &sp, &cl, &b);
+  if (splits == NULL || cluster == NULL)
+    return lb_fail(LB_EARG, "lb_op_splits: a result pointer is NULL");
+  *splits = sp;
+  *cluster = cl;
+  return st;
 }
 
 lb_status lb_op_overlap(lb_op *op, int on) {

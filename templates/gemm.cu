@@ -606,9 +606,9 @@ __device__ __forceinline__ void lb_gemm_body(
       for (int f = 0; f < LB_MF; f++)
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[0][j][f][e] += acc[LB_ACCS - 1][j][f][e];
-  constexpr int PER = LB_MJ * LB_MF * 4;   // a thread's sums
   if (LB_WARPS_K > 1) {   // the K-split warps' sums, through shared memory
     float *red = reinterpret_cast<float *>(lb_smem);
+    constexpr int PER = LB_MJ * LB_MF * 4;
     __syncthreads();   // every warp is done with the stages
     if (wk > 0) {
       float *p = red + (((wk - 1) * LB_WARPS_M + wm) * LB_WARPS_N + wn) * 32 * PER;
@@ -645,69 +645,70 @@ __device__ __forceinline__ void lb_gemm_body(
   // sums in ws.  The warps that took alternate code rows (wk > 0) stay to
   // the end: every thread meets the cluster's barriers.
   constexpr int NF = LB_MJ * LB_MF;   // a thread's fragments of 4 sums
-  bool to_ws = gridDim.z > 1, clustered = false;
-  unsigned blocks = 1, rank = 0;
+  unsigned blocks = 1, rank = 0;   // of the cluster (1: none)
   if constexpr (LB_CSUM) {
     blocks = lb_cluster_size();
-    if (blocks > 1) {
-      rank = lb_cluster_rank();
-      // this warp's sums: fragment i = j MF + f of lane l at i 32 + l
-      lb_f4 *const cs = reinterpret_cast<lb_f4 *>(lb_smem) + (wm * LB_WARPS_N + wn) * 32 * NF;
-      to_ws = false;
-      clustered = true;
-      __syncthreads();   // the stages (and red) are read
-      if (wk == 0)
+    rank = lb_cluster_rank();
+  }
+  if (blocks > 1) {
+    // this warp's sums: fragment i = j MF + f of lane l at i 32 + l
+    lb_f4 *const cs = reinterpret_cast<lb_f4 *>(lb_smem) + (wm * LB_WARPS_N + wn) * 32 * NF;
+    __syncthreads();   // the stages (and red) are read
+    if (wk == 0)
 #pragma unroll
-        for (int i = 0; i < NF; i++) {
-          const float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
-          cs[i * 32 + lane] = lb_f4{a[0], a[1], a[2], a[3]};
-        }
-      lb_cluster_sync();   // every block's sums are in its shared memory
-      if (wk == 0)
+      for (int i = 0; i < NF; i++) {
+        const float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
+        cs[i * 32 + lane] = lb_f4{a[0], a[1], a[2], a[3]};
+      }
+    lb_cluster_sync();   // every block's sums are in its shared memory
+    if (wk == 0)
 #pragma unroll
-        for (int i = 0; i < NF; i++) {
-          if (i % blocks != rank) continue;
-          float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
-          lb_f4 v = rank == 0 ? lb_f4{a[0], a[1], a[2], a[3]} : lb_ld_peer4(cs + i * 32 + lane, 0);
-          for (unsigned q = 1; q < blocks; q++) {
-            const lb_f4 u = q == rank ? lb_f4{a[0], a[1], a[2], a[3]}
-                                      : lb_ld_peer4(cs + i * 32 + lane, q);
-            v.x += u.x;
-            v.y += u.y;
-            v.z += u.z;
-            v.w += u.w;
-          }
-          a[0] = v.x;
-          a[1] = v.y;
-          a[2] = v.z;
-          a[3] = v.w;
+      for (int i = 0; i < NF; i++) {
+        if (i % blocks != rank) continue;
+        float (&a)[4] = acc[0][i / LB_MF][i % LB_MF];
+        const lb_f4 own{a[0], a[1], a[2], a[3]};
+        lb_f4 v = rank == 0 ? own : lb_ld_peer4(cs + i * 32 + lane, 0);
+        // (a loop, not unrolled: unrolled it took 18 KB of an a16w4 kernel's
+        // 68 KB, for clusters of 2)
+#pragma unroll 1
+        for (unsigned q = 1; q < blocks; q++) {
+          const lb_f4 u = q == rank ? own : lb_ld_peer4(cs + i * 32 + lane, q);
+          v.x += u.x;
+          v.y += u.y;
+          v.z += u.z;
+          v.w += u.w;
         }
-      // A block's shared memory outlives the others' reads: each arrives
-      // once it has read, stores, then waits.
-      lb_cluster_arrive();
-    }
+        a[0] = v.x;
+        a[1] = v.y;
+        a[2] = v.z;
+        a[3] = v.w;
+      }
+    // A block's shared memory outlives the others' reads: each arrives
+    // once it has read, stores, then waits.
+    lb_cluster_arrive();
   }
 
-  // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2.
+  // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2;
+  // in a cluster, the fragments this block added up (the rest: i % blocks).
   if (wk == 0)
 #pragma unroll
     for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
       for (int f = 0; f < LB_MF; f++) {
-        if (clustered && (j * LB_MF + f) % blocks != rank) continue;   // another block's
+        if ((j * LB_MF + f) % blocks != rank) continue;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
           const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
           const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
           if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
-            if (to_ws)
+            if (gridDim.z > 1 && blocks == 1)   // split in a work space
               ws[((long long)blockIdx.z * m + row) * LB_N + c] = acc[0][j][f][e];
             else
               y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
           }
         }
       }
-  if (clustered) lb_cluster_wait();
+  if (blocks > 1) lb_cluster_wait();
 }
 
 // Split-K's second step: y = epilogue(sum of the splits' sums), added in

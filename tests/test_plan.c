@@ -112,6 +112,12 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
         bucket, hi ? "hi" : "lo", c.stages, c.stage, c.sres);
 }
 
+/* Where sm_90's split-K may meet in a cluster: up to 64 rows, a block's
+** f32 sums within its stages (the template's static_assert). */
+static int csum_fits(const lb_gemm_cfg *c) {
+  return c->bm <= 64 && 4 * c->bm * c->bn <= c->stages * c->stage;
+}
+
 static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                        int bucket) {
   lb_gemm_plans p, pw;
@@ -135,9 +141,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   /* sm_90's sums of split K meet in a cluster wherever a block's fit its
   ** stages (the template's static_assert), on no other part */
   c = p.wg;
-  CHECK(c.csum == (c.bm <= 64 && 4 * c.bm * c.bn <= c.stages * c.stage) &&
-            pw.wg.csum == (pw.wg.bm <= 64 &&
-                           4 * pw.wg.bm * pw.wg.bn <= pw.wg.stages * pw.wg.stage) &&
+  CHECK(c.csum == csum_fits(&c) && pw.wg.csum == csum_fits(&pw.wg) &&
             !p.hi.csum && !p.lo.csum && !pw.hi.csum,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
@@ -159,6 +163,14 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                                         LB_SMEM_SM_KB * 1024)),
         "%s n=%d k=%d b%d: hi plan %d x %d r %d, lo plan %d x %d r %d", name,
         n, k, bucket, p.hi.bm, p.hi.bn, p.hi.r, p.lo.bm, p.lo.bn, p.lo.r);
+  /* a plan naming its splits (sk) takes a cluster for any of them up to 8,
+  ** where its sums can meet in one */
+  c = p.wg;
+  c.sk = 4;
+  CHECK(lb_gemm_cluster(&c, 4) == c.csum && lb_gemm_cluster(&c, 8) == c.csum &&
+            !lb_gemm_cluster(&c, 9) && !lb_gemm_cluster(&c, 1) &&
+            !lb_gemm_cluster(&p.hi, 2),
+        "%s n=%d k=%d b%d: clusters with sk", name, n, k, bucket);
   /* split K, on both plans: one wave at most (fit blocks an SM: two only
   ** on 160 KB parts where shared memory holds two), every split at least
   ** two sub-stages */
@@ -181,6 +193,10 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                   (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)),
               "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
               "blocks", name, n, k, m, sms, sp, c.nss, blocks);
+        /* by the rules only 2-way splits meet in a cluster (sm_90) */
+        CHECK(lb_gemm_cluster(&c, sp) == (c.csum && sp == 2),
+              "%s n=%d k=%d m=%d on %d SMs: %d splits, cluster %d", name, n,
+              k, m, sms, sp, lb_gemm_cluster(&c, sp));
       }
     }
   }

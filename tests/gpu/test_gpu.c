@@ -51,26 +51,6 @@ static int check_y(const lb_case *c, const void *dy, unsigned char *hy,
   return ok;
 }
 
-/* Runs op on m rows into dy (poisoned first) on stream, with work space
-** ws of `bytes`; 1 when it ran. */
-static int run_into(const lb_op *op, int m, const void *dx,
-                    const lb_weights *w, const lb_case *c, void *dy,
-                    void *ws, size_t bytes, cudaStream_t stream,
-                    const char *what) {
-  cudaMemset(dy, 0xff, c->y_bytes + GUARD);
-  cudaDeviceSynchronize();
-  if (lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream) != LB_OK) {
-    GCHECK(0, "%s: lb_op_run_ws: %s", what, lb_errmsg());
-    return 0;
-  }
-  if (cudaStreamSynchronize(stream) != cudaSuccess) {
-    GCHECK(0, "%s: kernel failed: %s", what,
-           cudaGetErrorString(cudaGetLastError()));
-    return 0;
-  }
-  return 1;
-}
-
 /* Split-K, where the op's plan for m splits.  The result is checked
 ** against the reference; then the op runs on two streams at once, each
 ** with its own output (and work space), four times each, interleaved:
@@ -129,9 +109,18 @@ static void split_case(lb_op *op, const lb_case *c, const lb_weights *w,
       GCHECK(lb_op_run_ws(op, m, dx, w, dy, ws, bytes - 4, stream) == LB_EARG,
              "%s: a work space one float short accepted", what);
     }
-    if (!run_into(op, m, dx, w, c, dy, bytes ? ws : NULL, bytes, stream, what) ||
-        !check_y(c, dy, h1, y64, mag64, what, &err, &rel))
+    cudaMemset(dy, 0xff, c->y_bytes + GUARD);
+    cudaDeviceSynchronize();
+    if (lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream) != LB_OK) {
+      GCHECK(0, "%s: lb_op_run_ws: %s", what, lb_errmsg());
       goto done;
+    }
+    if (cudaStreamSynchronize(stream) != cudaSuccess) {
+      GCHECK(0, "%s: kernel failed: %s", what,
+             cudaGetErrorString(cudaGetLastError()));
+      goto done;
+    }
+    if (!check_y(c, dy, h1, y64, mag64, what, &err, &rel)) goto done;
     cudaMemset(dy, 0xff, c->y_bytes + GUARD);
     cudaDeviceSynchronize();
     for (i = 0; i < 4; i++) {
