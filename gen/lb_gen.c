@@ -38,7 +38,8 @@ static const lb_knob knob[] = {
     {"lazy", 0, 1, 0, 2, {0, 1}},        {"cluster", 1, 8, 1, 4, {1, 2, 4, 8}},
     /* fold changes only the kernel before sm_90, which has no clusters
     ** to tune: never tried */
-    {"fold", 1, 8, 1, 0, {0}}};
+    {"fold", 1, 8, 1, 0, {0}},
+    {"pf", 0, 2, 0, 3, {0, 1, 2}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -62,6 +63,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[6] >= 0) cfg->lazy = v[6];
   if (v[7] >= 0) cfg->cluster = v[7];
   if (v[8] >= 0) cfg->fold = v[8];
+  if (v[9] >= 0) cfg->pf = v[9];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the template's invariant; the
   ** rules' warps leave room for two) */
@@ -97,6 +99,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[6] = c->lazy;
   v[7] = c->cluster;
   v[8] = c->fold;
+  v[9] = c->pf;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -166,6 +169,18 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                   ? 2 : 1;
   cfg->xminb = cfg->minb;
   cfg->xres = LB_XRES_KB * 1024;
+  /* What the loop loads from global memory (x, scales and zeros that are
+  ** not resident) is brought into L2 with each tile's words (LB_PF), where
+  ** few channel groups share x: every group's warps prefetch the same
+  ** lines of x.  H100, `lowbit bench` A/B of pf = 0, 1, 2 in one device
+  ** call, seven recipes (1 to 8 bits), M = 1 and 8: at 16384 x 48 (3
+  ** groups) x and scales took 0.2-0.9 us off every recipe (a16w5_g64 at
+  ** M = 8 9.1 -> 8.2 us, a16w7_g32 10.3 -> 9.4); at N = 1024 (64 groups)
+  ** x cost up to 2.2 us at M = 8 (a16w1_g64 11.8 -> 14.0), and at 8192 x
+  ** 8192 up to 8 us; scales alone moved wide shapes both ways (a16w7_g32
+  ** 16384 x 1024 23.1 -> 21.9, a16w5_g64 8192 x 8192 30.9 -> 33.3): a
+  ** choice for the tuning table there. */
+  cfg->pf = groups <= 4 ? 2 : 0;
   /* Split K until the warps fill the GPU, but keep at least two tiles
   ** per warp and the warps of a channel group in one block.  Two blocks
   ** per SM: no more warps than one wave holds, so that each warp streams
@@ -311,11 +326,17 @@ static lb_status build(const lb_recipe *r, int n, int k, int sms,
     "// LB_XROWB.\n"
     "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n"
     "// Words %s.\n"
-    "constexpr bool LB_LAZY = %s;\n\n",
+    "constexpr bool LB_LAZY = %s;\n"
+    "// Brought into L2 with each tile's words: %s.\n"
+    "constexpr int LB_PF = %d;\n\n",
     cfg.srowb, cfg.xrowb,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
-    cfg.lazy ? "true" : "false");
+    cfg.lazy ? "true" : "false",
+    cfg.pf == 2   ? "scales, zeros and x read from global memory"
+    : cfg.pf == 1 ? "scales and zeros read from global memory"
+                  : "nothing",
+    cfg.pf);
   if (cfg.cluster > 1) {
     lb_buf_printf(b,
       "// Narrow layer: on sm_90 a cluster of %d blocks splits K (their "

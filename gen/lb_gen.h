@@ -33,6 +33,8 @@ typedef struct lb_gemv_cfg {
   int lazy;     /* words read from the ring where used (wide codes) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
+  int pf;       /* x, scales and zeros from global memory prefetched into
+                ** L2 with each tile's words */
   int fold;     /* before sm_90 (no clusters), fold blocks of a cluster
                 ** run as one: warps * fold warps, split * fold (1: none) */
   int grid;     /* blocks */

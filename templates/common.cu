@@ -33,6 +33,11 @@ template <int N>
 __device__ __forceinline__ void lb_cp_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
+// A hint that the line holding p will be read soon: it is brought into L2,
+// no register is written and nothing waits for it.
+__device__ __forceinline__ void lb_pf_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
 
 
 // Programmatic dependent launch (sm_90; lb_op_overlap).  Launched with it, a
