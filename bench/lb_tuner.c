@@ -46,8 +46,12 @@ typedef struct tuner {
   int made;             /* c holds data */
 } tuner;
 
-/* -1: the GEMV (1..8 rows); else the GEMM's bucket. */
-static int bucket_of(int m) { return m <= LB_MAX_M ? -1 : lb_gemm_bucket(m); }
+/* -1: the GEMV (1..8 rows); -2: the GEMV's two fragments (9..16 rows,
+** where the recipe takes them: not tuned, its rules' plan); else the
+** GEMM's bucket. */
+static int bucket_of(const lb_recipe *r, int m) {
+  return m <= LB_MAX_M ? -1 : m <= lb_gemv_rows(r) ? -2 : lb_gemm_bucket(m);
+}
 
 typedef struct tjob {
   tuner *t;
@@ -169,7 +173,7 @@ done:
 static int measure(tuner *t, int b, const char *plan, double *us) {
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->rw[i].m) == b) m0 = t->rw[i].m;
+    if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
   if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
       lb_op_prepare(t->op, m0, m0) != LB_OK) {
     /* the planner offered it: a plan that does not build is worth seeing */
@@ -178,7 +182,7 @@ static int measure(tuner *t, int b, const char *plan, double *us) {
   }
   for (i = 0; i < t->o->nm; i++) {
     tjob j = {t, t->rw[i].m};
-    if (bucket_of(t->rw[i].m) != b) continue;
+    if (bucket_of(t->r, t->rw[i].m) != b) continue;
     if (!workspace(t, j.m)) return 0;
     if (!check(t, &t->rw[i], plan)) {
       t->failed = 1;
@@ -195,7 +199,7 @@ static double score(const tuner *t, int b, const double *us,
   double s = 0;
   int i, n = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->rw[i].m) == b) {
+    if (bucket_of(t->r, t->rw[i].m) == b) {
       s += log(us[i] / base[i]);
       n++;
     }
@@ -205,7 +209,7 @@ static double score(const tuner *t, int b, const double *us,
 static void print_times(const tuner *t, int b, const double *us) {
   int i;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->rw[i].m) == b) printf(" %8.1f", us[i]);
+    if (bucket_of(t->r, t->rw[i].m) == b) printf(" %8.1f", us[i]);
 }
 
 /* ---- one bucket ------------------------------------------------------- */
@@ -221,10 +225,10 @@ static void tune_bucket(tuner *t, int b) {
   int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules;
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->rw[i].m) == b) m0 = t->rw[i].m;
+    if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
   printf("bucket %s (m =", name[b + 1]);
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->rw[i].m) == b) printf(" %d", t->rw[i].m);
+    if (bucket_of(t->r, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
   printf("):\n");
   fflush(stdout);
   for (round = 0; round < 2; round++) {
@@ -314,7 +318,7 @@ static void tune_bucket(tuner *t, int b) {
     double gm = 0, gr = 0;
     int n = 0;
     for (i = 0; i < t->o->nm; i++)
-      if (bucket_of(t->rw[i].m) == b) {
+      if (bucket_of(t->r, t->rw[i].m) == b) {
         gm += log(us[i]);
         gr += log(a[i]);
         n++;
@@ -458,9 +462,15 @@ int lb_tune_run(const lb_tune_opts *o) {
   printf("%s, %d x %d (K x N) on %s, %d SMs: %d iterations, median, L2 "
          "flushed by a read\n", r->name, o->k, o->n, prop.name, t.sms,
          o->iters);
+  for (i = 0; i < o->nm; i++)
+    if (bucket_of(r, o->m[i]) == -2) {
+      printf("m = %d: the GEMV with two fragments of x (not tuned: the "
+             "rules' plan)\n", o->m[i]);
+      break;
+    }
   for (b = -1; b < LB_GEMM_BUCKETS; b++) {
     int here = 0;
-    for (i = 0; i < o->nm; i++) here |= bucket_of(o->m[i]) == b;
+    for (i = 0; i < o->nm; i++) here |= bucket_of(r, o->m[i]) == b;
     if (here) tune_bucket(&t, b);
   }
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -373,7 +373,7 @@ static int cmd_compile(const args *a) {
              info.ptx ? "PTX (NVRTC does not know this arch; the driver "
                         "finishes it)" : "CUBIN",
              info.warnings);
-      if (ms[j] > LB_MAX_M) {   /* the plan as knobs, for --plan */
+      if (strcmp(d.kind, "gemm") == 0) {   /* the plan as knobs, for --plan */
         char knobs[1][LB_PLAN_LEN];
         int one = 0;
         if (lb_plan_candidates(r, a->n, a->k, ms[j], a->sms, archs[i],

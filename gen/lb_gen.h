@@ -19,7 +19,7 @@
 #endif
 #define LB_SRES_KB 16    /* a block's resident scales and zeros, at most */
 #define LB_XRES_KB 32    /* a block's resident activations, at most */
-#define LB_MAX_M 8       /* activation rows the GEMV takes (mma n = 8) */
+#define LB_MAX_M 8       /* activation rows one GEMV fragment takes (mma n = 8) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms) and
 ** LOWBIT_PLAN alone and written into the source, so the same inputs give
@@ -33,6 +33,7 @@ typedef struct lb_gemv_cfg {
   int lazy;     /* words read from the ring where used (wide codes) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
+  int nf;       /* fragments of 8 rows of x (2: m up to 16) */
   int pf;       /* x, scales and zeros from global memory prefetched into
                 ** L2 with each tile's words */
   int fold;     /* before sm_90 (no clusters), fold blocks of a cluster
@@ -46,20 +47,25 @@ typedef struct lb_gemv_cfg {
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
 } lb_gemv_cfg;
 
-/* The GEMV's source, also giving the plan it was made for (cfg may be
-** NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
+/* The most rows the GEMV takes for recipe r: LB_MAX_M with one fragment
+** of x, twice that with two (9..16 rows, where the rules measured them
+** faster than the GEMM); the GEMM's buckets take the rest. */
+int lb_gemv_rows(const lb_recipe *r);
+/* The GEMV's source for m rows (one fragment up to LB_MAX_M, else two),
+** also giving the plan it was made for (cfg may be NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
 ** in words replacing planned values (NULL: none); from: where they came
 ** from (LOWBIT_PLAN, the tuning table), for messages and the source. */
-lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int sms,
+lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int m, int sms,
                       const char *plan, const char *from, lb_gemv_cfg *cfg,
                       char **src);
 /* The block the kernel compiled for sm_<arch> runs: its threads and
 ** dynamic shared memory (lb_gemv_xs adds its rows of x). */
 void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem);
 /* The plan alone (what lb_gen_gemv would write into the source). */
-lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int sms,
+lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int m, int sms,
                        const char *plan, const char *from, lb_gemv_cfg *cfg);
-/* The tuning table's key: the hash of the source the rules alone make. */
+/* The tuning table's key: the hash of the source the rules alone make
+** (the one-fragment GEMV). */
 lb_status lb_gemv_key(const lb_recipe *r, int n, int k, int sms,
                       uint64_t *key);
 /* Whether plan parses (messages name from). */
@@ -68,8 +74,8 @@ lb_status lb_gemv_plan_check(const char *plan, const char *from);
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len);
 /* Plans one knob away from base (NULL: the rules'), base first, each a
 ** different plan, every knob named; clusters only for sm_90 and newer. */
-lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int sms,
-                             int arch, const char *base,
+lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int m,
+                             int sms, int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count);
 
 #define LB_KERNEL "lb_gemv"        /* activations read from global memory */

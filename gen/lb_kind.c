@@ -1,6 +1,6 @@
 /*
 ** lb_kind.c: which kernel kind serves m activation rows (the GEMV up to
-** LB_MAX_M, else the GEMM of m's bucket), its source, and a description of
+** lb_gemv_rows, else the GEMM of m's bucket), its source, and a description of
 ** its kernel that callers can print without reading the generator's
 ** structs (lowbit compile, bindings).
 */
@@ -24,8 +24,8 @@ lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
-  if (m <= LB_MAX_M)
-    return lb_gen_gemv(r, n, k, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
+  if (m <= lb_gemv_rows(r))
+    return lb_gen_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
                        NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
                      "LOWBIT_GEMM", NULL, src);
@@ -36,8 +36,8 @@ lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
-  if (m <= LB_MAX_M)
-    return lb_gen_gemv(r, n, k, sms, plan, "lb_generate_plan", NULL, src);
+  if (m <= lb_gemv_rows(r))
+    return lb_gen_gemv(r, n, k, m, sms, plan, "lb_generate_plan", NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
                      "lb_generate_plan", NULL, src);
 }
@@ -50,8 +50,8 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
   if (count == NULL)
     return lb_fail(LB_EARG, "lb_plan_candidates: count is NULL");
   if ((st = check_m(m, "lb_plan_candidates")) != LB_OK) return st;
-  if (m <= LB_MAX_M)
-    return lb_gemv_candidates(r, n, k, sms, arch, base, out, max, count);
+  if (m <= lb_gemv_rows(r))
+    return lb_gemv_candidates(r, n, k, m, sms, arch, base, out, max, count);
   return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, arch,
                             base, out, max, count);
 }
@@ -62,10 +62,10 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
   if (out == NULL) return lb_fail(LB_EARG, "lb_describe: out is NULL");
   memset(out, 0, sizeof *out);
   if ((st = check_m(m, "lb_describe")) != LB_OK) return st;
-  if (m <= LB_MAX_M) {
+  if (m <= lb_gemv_rows(r)) {
     lb_gemv_cfg c;
-    if ((st = lb_plan_gemv(r, n, k, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
-                           &c)) != LB_OK)
+    if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
+                           "LOWBIT_PLAN", &c)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
     char fold[48] = "";
@@ -74,8 +74,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                c.warps * c.fold, c.split * c.fold);
     snprintf(out->plan, sizeof out->plan,
              "%d block(s) of %d warps, split %d, cluster %d%s, %d stage(s)%s, "
-             "x resident up to m = %d", c.grid, c.warps, c.split, c.cluster,
-             fold, c.stages, c.lazy ? " (lazy)" : "", c.xs_m);
+             "x resident up to m = %d%s", c.grid, c.warps, c.split, c.cluster,
+             fold, c.stages, c.lazy ? " (lazy)" : "", c.xs_m,
+             c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
         ** the 99 KB parts come before sm_90 and run the folded one */
       int t;

@@ -53,6 +53,17 @@ typedef struct lb_bucket {
   CUfunction fn;
 } lb_bucket;
 
+/* A GEMV kernel of the op, compiled with it: one fragment of x (up to
+** LB_MAX_M rows) or two. */
+typedef struct lb_gv {
+  CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
+  lb_gemv_cfg cfg;
+  unsigned blocks;        /* grid: channel blocks times the cluster width */
+  int threads, smem;      /* the block this part runs (lb_gemv_block) */
+  lb_compile_info info;
+  lb_plan_from from;      /* where its knobs came from */
+} lb_gv;
+
 struct lb_op {
   lb_ctx *c;
   const lb_cu *cu;
@@ -60,15 +71,11 @@ struct lb_op {
   int n, k;
   int has_zeros, has_bias;
   int out_size;
-  CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
-  lb_gemv_cfg cfg;
-  unsigned blocks;        /* grid: channel blocks times the cluster width */
-  int threads, smem;      /* the block this part runs (lb_gemv_block) */
-  lb_compile_info info;
+  int rows;               /* the GEMV's rows (lb_gemv_rows): 8, or 16 */
+  lb_gv gv[2];            /* the GEMV: one fragment of x, two (rows 16) */
   pthread_mutex_t lock;   /* guards compiling a bucket */
   lb_bucket gemm[LB_GEMM_BUCKETS];
   int overlap;            /* lb_op_overlap: launch with PDL */
-  lb_plan_from gemv_from; /* where the GEMV's knobs came from */
 };
 
 /* Makes the context current on this thread for a scope; restores after. */
@@ -291,12 +298,13 @@ static void plan_said(lb_plan_from from, const char *env, const char *table,
              : from == LB_PLAN_SET ? "lb_op_set_plan" : "the rules");
 }
 
-/* The op's GEMV from plan (from `from`: LB_PLAN_SET, or the table named
-** `table`), else LOWBIT_PLAN's, else the rules': generated, compiled,
-** its kernels and grid found.  The op's GEMV changes only when all of it
-** worked. */
-static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
-                           const char *table, const char *where) {
+/* The op's GEMV with v + 1 fragments from plan (from `from`:
+** LB_PLAN_SET, or the table named `table`), else LOWBIT_PLAN's, else the
+** rules': generated, compiled, its kernels and grid found.  The op's GEMV
+** changes only when all of it worked. */
+static lb_status load_gemv(lb_op *op, int v, const char *plan,
+                           lb_plan_from from, const char *table,
+                           const char *where) {
   lb_ctx *c = op->c;
   const char *env = getenv("LOWBIT_PLAN");
   lb_compile_info info;
@@ -314,8 +322,8 @@ static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
   }
   plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_PLAN", table, said,
             sizeof said);
-  if ((st = lb_gen_gemv(&op->rec, op->n, op->k, c->sms, plan, said, &cfg,
-                        &src)) != LB_OK)
+  if ((st = lb_gen_gemv(&op->rec, op->n, op->k, v ? op->rows : 1, c->sms,
+                        plan, said, &cfg, &src)) != LB_OK)
     return st;
   memset(&info, 0, sizeof info);
   info.arch = c->arch;
@@ -347,14 +355,14 @@ static lb_status load_gemv(lb_op *op, const char *plan, lb_plan_from from,
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
-  op->fn = fn;
-  op->fn_xs = fn_xs;
-  op->cfg = cfg;
-  op->blocks = blocks;
-  op->threads = threads;
-  op->smem = smem;
-  op->info = info;
-  op->gemv_from = plan ? from : LB_PLAN_RULES;
+  op->gv[v].fn = fn;
+  op->gv[v].fn_xs = fn_xs;
+  op->gv[v].cfg = cfg;
+  op->gv[v].blocks = blocks;
+  op->gv[v].threads = threads;
+  op->gv[v].smem = smem;
+  op->gv[v].info = info;
+  op->gv[v].from = plan ? from : LB_PLAN_RULES;
   return LB_OK;
 }
 
@@ -437,15 +445,21 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->has_zeros = r->zeros;
   op->has_bias = r->bias;
   op->out_size = lb_dtype_size(r->out);
+  op->rows = lb_gemv_rows(r);
   /* Each kernel's plan: the environment's (LOWBIT_PLAN for the GEMV,
   ** LOWBIT_GEMM for the GEMM), else the tuning table's, else the rules'.
   ** The GEMV is compiled now; the GEMM buckets' sources are made now,
   ** their kernels compiled when first needed. */
+  /* (the two-fragment GEMV is not in the tuning table: its rules, or
+  ** LOWBIT_PLAN) */
   if ((st = table_plans(op, plans, table, sizeof table, "lb_op_create")) !=
           LB_OK ||
-      (st = load_gemv(op, plans[0][0] ? plans[0] : NULL,
+      (st = load_gemv(op, 0, plans[0][0] ? plans[0] : NULL,
                       plans[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
-                      "lb_op_create")) != LB_OK) {
+                      "lb_op_create")) != LB_OK ||
+      (op->rows > LB_MAX_M &&
+       (st = load_gemv(op, 1, NULL, LB_PLAN_RULES, NULL, "lb_op_create")) !=
+           LB_OK)) {
     free(op);
     return st;
   }
@@ -485,10 +499,11 @@ lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
           LB_OK)
     return st;
   pthread_mutex_lock(&op->lock);
-  if (m <= LB_MAX_M) {   /* the GEMV: compiled now, kept if that fails */
-    st = plan ? load_gemv(op, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
-         : load_gemv(op, found[0][0] ? found[0] : NULL,
-                     found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+  if (m <= op->rows) {   /* the GEMV: compiled now, kept if that fails */
+    const int v = m > LB_MAX_M;
+    st = plan ? load_gemv(op, v, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
+         : load_gemv(op, v, !v && found[0][0] ? found[0] : NULL,
+                     !v && found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
                      "lb_op_set_plan");
     pthread_mutex_unlock(&op->lock);
     return st;
@@ -526,9 +541,10 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
   if (m < 1 || m > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_plan: m = %d; ops take 1..%d rows", m,
                    LB_MAX_ROWS);
-  if (m <= LB_MAX_M) {
-    lb_gemv_plan_text(&op->cfg, plan, LB_PLAN_LEN);
-    *from = op->gemv_from;
+  if (m <= op->rows) {
+    const lb_gv *gv = &op->gv[m > LB_MAX_M];
+    lb_gemv_plan_text(&gv->cfg, plan, LB_PLAN_LEN);
+    *from = gv->from;
     return LB_OK;
   }
   bk = &op->gemm[lb_gemm_bucket(m)];
@@ -595,8 +611,8 @@ lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
   if (m_lo < 1 || m_hi < m_lo || m_hi > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_prepare: rows %d..%d; ops take 1..%d",
                    m_lo, m_hi, LB_MAX_ROWS);
-  if (m_hi <= LB_MAX_M) return LB_OK;   /* the GEMV is compiled with the op */
-  for (b = lb_gemm_bucket(m_lo > LB_MAX_M ? m_lo : LB_MAX_M + 1);
+  if (m_hi <= op->rows) return LB_OK;   /* the GEMV is compiled with the op */
+  for (b = lb_gemm_bucket(m_lo > op->rows ? m_lo : op->rows + 1);
        b <= lb_gemm_bucket(m_hi); b++)
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
   return LB_OK;
@@ -609,7 +625,10 @@ lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
   if (m < 1 || m > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_info_m: m = %d; ops take 1..%d", m,
                    LB_MAX_ROWS);
-  if (m <= LB_MAX_M) return lb_op_info(op, info);
+  if (m <= op->rows) {
+    *info = op->gv[m > LB_MAX_M].info;
+    return LB_OK;
+  }
   bk = &op->gemm[lb_gemm_bucket(m)];
   if (__atomic_load_n(&bk->fn, __ATOMIC_ACQUIRE) == NULL)
     return lb_fail(LB_EARG, "lb_op_info_m: the kernel for m = %d is not "
@@ -621,7 +640,7 @@ lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
 lb_status lb_op_info(const lb_op *op, lb_compile_info *info) {
   if (op == NULL || info == NULL)
     return lb_fail(LB_EARG, "lb_op_info: null argument");
-  *info = op->info;
+  *info = op->gv[0].info;
   return LB_OK;
 }
 
@@ -654,7 +673,7 @@ static lb_status split_query(const lb_op *op, int m, const char *fn,
   if (m < 1 || m > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "%s: m = %d; ops take 1..%d rows", fn, m,
                    LB_MAX_ROWS);
-  if (m <= LB_MAX_M) return LB_OK;
+  if (m <= op->rows) return LB_OK;
   bk = &op->gemm[lb_gemm_bucket(m)];
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "%s: no GEMM for this shape: %s", fn, bk->why);
@@ -744,7 +763,6 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               w ? w->zeros : NULL};
   static const char *const vname[4] = {"x", "w->packed", "w->scales",
                                        "w->zeros"};
-  const lb_gemv_cfg *cfg;
   const void *bias, *zeros;
   void *args[8];
   CUfunction fn, sum = NULL;
@@ -784,7 +802,6 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
                    "element size");
-  cfg = &op->cfg;
   zeros = w->zeros;
   bias = w->bias;
   args[0] = (void *)&x;
@@ -797,7 +814,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
   ** its first run), else the GEMV, with x in shared memory where its m
   ** rows fit. */
-  if (m > LB_MAX_M) {
+  if (m > op->rows) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
     int sp, cl;
@@ -821,13 +838,15 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     threads = (unsigned)bk->cfg.threads;
     smem = (unsigned)bk->cfg.smem;
   } else {
-    fn = op->fn_xs != NULL && m <= cfg->xs_m ? op->fn_xs : op->fn;
+    const lb_gv *gv = &op->gv[m > LB_MAX_M];
+    const lb_gemv_cfg *cfg = &gv->cfg;
+    fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
     early = op->overlap;
     args[7] = &early;
-    gx = op->blocks;
+    gx = gv->blocks;
     gy = 1;
-    threads = (unsigned)op->threads;
-    smem = (unsigned)(op->smem + (fn == op->fn_xs ? m * cfg->xrowb : 0));
+    threads = (unsigned)gv->threads;
+    smem = (unsigned)(gv->smem + (fn == gv->fn_xs ? m * cfg->xrowb : 0));
   }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */

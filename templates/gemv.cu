@@ -171,7 +171,7 @@ __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
 // holds x[g][k .. k+7] for k = tile * LB_TILE + 32 (first + r) + 8 t,
 // the first four for half 0, the last four for half 1.  Loaded a chunk
 // ahead, like the weights, so that no MMA waits for an activation load.
-constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4;
+constexpr int LB_XC = (LB_CODES < 4 ? LB_CODES : 4) / (LB_CODES >= 4 ? LB_NF : 1);
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
 
@@ -307,7 +307,7 @@ __device__ __forceinline__ constexpr int lb_acc(int i, int h) {
 //   sum x w = S (aw_0 + aw_1 / 16) + C_0 ax_0 + C_1 ax_1 with two classes
 // (class 1 rows hold base + 16 q, hence the 1/16 and their own C), else
 //   sum x w = S (aw_0 + aw_1) + C_0 ax_0.
-__device__ __forceinline__ void lb_fold(float (&yacc)[4], float (&aw)[2][4],
+__device__ __forceinline__ void lb_fold(float *yacc, float (&aw)[2][4],
                                         float (&ax)[LB_CLS][4],
                                         const float (&S)[2],
                                         const float (&C)[2][2]) {
@@ -325,6 +325,31 @@ __device__ __forceinline__ void lb_fold(float (&yacc)[4], float (&aw)[2][4],
   }
 }
 
+// Two fragments (LB_NF = 2: rows 0..7 and 8..15 of x, 9..16 rows): the
+// fold's sums per fragment would not fit the registers, so each weight is
+// dequantised before the MMA, to the activation type.  A pair holds
+// base + q (class 0) or base + 16 q (class 1) exactly: q = p k - K is
+// exact (k = 1 or 1/16), then w = q s + o with one rounding.
+constexpr bool LB_DQB = LB_NF > 1;
+static_assert(LB_NF == 1 || LB_FOLD, "two fragments: codes in the magic base");
+__device__ __forceinline__ unsigned lb_fma2(unsigned a, unsigned b,
+                                            unsigned c) {
+  unsigned d;
+  if (LB_ONES == 0x3c003c00u)
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  else
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+__device__ __forceinline__ unsigned lb_h2(float v) {
+  unsigned short h;
+  if (LB_ONES == 0x3c003c00u)
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  else
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return (unsigned)h * 0x10001u;
+}
+
 template <int SPLIT, int STAGES, bool XS>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
@@ -332,7 +357,7 @@ __device__ __forceinline__ void lb_gemv(
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     int early) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
-  __shared__ float red[LB_WARPS][4][32];
+  __shared__ float red[LB_WARPS][4 * LB_NF][32];
   extern __shared__ __align__(16) lb_u4 lb_smem[];
 
   lb_let_next();   // the next kernel may start its weights' copies
@@ -412,15 +437,37 @@ __device__ __forceinline__ void lb_gemv(
   const lb_act_t *xr =
       XS ? (const lb_act_t *)(xres + min(g, m - 1) * LB_XROWB) + 8 * t
          : x + min(g, m - 1) * LB_K + 8 * t;
+  // fragment f reads row g + 8 f (or m - 1): dx[f] elements after xr
+  int dx[LB_NF];
+#pragma unroll
+  for (int f = 0; f < LB_NF; f++)
+    dx[f] = (min(g + 8 * f, m - 1) - min(g, m - 1)) *
+            (XS ? LB_XROWB / (int)sizeof(lb_act_t) : LB_K);
+  // LB_DQB: the class constants k and -K of each class
+  unsigned km2[2], kn2[2];
+  {
+    float Sx, Cx[2];
+    unsigned u, v;
+    lb_group(1.f, 0.f, Sx, Cx, u, v);
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+      km2[c] = lb_h2(c ? 0.0625f : 1.f);
+      kn2[c] = lb_h2(Cx[c]);
+    }
+  }
 
   // aw: this group's sums of x times the A operand (lb_acc); ax: its sum
   // of x per class (an MMA against ones), for the base and zero-point
   // part of the fold; yacc: the folded result.
   // Fragment j holds (row g, x row 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
-  float aw[2][4], ax[LB_CLS][4], yacc[4] = {0.f, 0.f, 0.f, 0.f};
+  float aw[LB_NF][2][4], ax[LB_CLS][4], yacc[4 * LB_NF];
 #pragma unroll
   for (int j = 0; j < 4; j++) {
-    aw[0][j] = aw[1][j] = 0.f;
+#pragma unroll
+    for (int f = 0; f < LB_NF; f++) {
+      aw[f][0][j] = aw[f][1][j] = 0.f;
+      yacc[4 * f + j] = 0.f;
+    }
 #pragma unroll
     for (int c = 0; c < LB_CLS; c++) ax[c][j] = 0.f;
   }
@@ -429,7 +476,7 @@ __device__ __forceinline__ void lb_gemv(
   lb_rowtile cur[2], nxt[2];
   // Activation chunks alternate between two buffers; with an even number
   // of chunks per tile the next tile starts in buffer 0 again.
-  lb_xchunk xb[2];
+  lb_xchunk xb[LB_NF][2];
   lb_schunk sb[2];   // the same for scales and zeros (LB_SCH)
   // Prologue: STAGES tiles in flight (an empty group where none is left
   // keeps the group count uniform).
@@ -480,7 +527,10 @@ __device__ __forceinline__ void lb_gemv(
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], first, lb_full(left));
     if (LB_SCH) lb_load_sch(sb[0], srow, zrow, first, 0, left);
-    if (!XS) lb_load_x<XS>(xb[0], xt, 0, left);
+    if (!XS)
+#pragma unroll
+      for (int f = 0; f < LB_NF; f++)
+        lb_load_x<XS>(xb[f][0], xt + dx[f], 0, left);
   }
   int stage = 0;
   // The stage just read takes the tile STAGES ahead, so STAGES tiles
@@ -526,10 +576,12 @@ __device__ __forceinline__ void lb_gemv(
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
 #pragma unroll
     for (int ch = 0; ch < LB_NCH; ch++) {
-      if (!XS && ch + 1 < LB_NCH)
-        lb_load_x<XS>(xb[(ch + 1) & 1], xt, ch + 1, left);
-      else if (!XS && next < tiles)
-        lb_load_x<XS>(xb[(ch + 1) & 1], xnext, 0, lnext);
+#pragma unroll
+      for (int f = 0; f < LB_NF; f++)
+        if (!XS && ch + 1 < LB_NCH)
+          lb_load_x<XS>(xb[f][(ch + 1) & 1], xt + dx[f], ch + 1, left);
+        else if (!XS && next < tiles)
+          lb_load_x<XS>(xb[f][(ch + 1) & 1], xnext + dx[f], 0, lnext);
       if (LB_SCH && ch + 1 < LB_NCH)
         lb_load_sch(sb[(ch + 1) & 1], srow, zrow, tile, ch + 1, left);
       else if (LB_SCH && next < tiles)
@@ -539,7 +591,10 @@ __device__ __forceinline__ void lb_gemv(
         const int i = ch * LB_XC + rr;
         // This code row's activations: from shared memory as they are
         // needed, or from the chunk loaded ahead.
-        const lb_u4 xv = XS ? lb_xrow<XS>(xt, i, left) : xb[ch & 1].v[rr];
+        lb_u4 xv[LB_NF];
+#pragma unroll
+        for (int f = 0; f < LB_NF; f++)
+          xv[f] = XS ? lb_xrow<XS>(xt + dx[f], i, left) : xb[f][ch & 1].v[rr];
         if (lb_gfirst(lb_gslot(i)) == i) {   // a group starts at this row
           const int j = lb_gslot(i);
           const int gi = lb_slot_index(tile, j, lb_full(left));
@@ -553,7 +608,11 @@ __device__ __forceinline__ void lb_gemv(
                                  : LB_SCH  ? sb[ch & 1].z[r][rr]
                                            : cur[r].z[j];
             const float s = lb_scale_f32(sv);
-            lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
+            if (LB_DQB) {
+              s2[r] = lb_h2(s);
+              b2[r] = lb_h2(lb_offset(s, zv));
+            } else
+              lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
         }
         // Code rows past K (a last tile that K does not fill) add nothing:
@@ -564,15 +623,22 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
           for (int c = 0; c < 2; c++)
 #pragma unroll
-            for (int r = 0; r < 2; r++)
-              a[c][r] = lb_dq2(LB_LAZY ? lb_a_ring(rp[r], h, 2 * c, i)
-                                       : lb_a(cur[r], h, 2 * c, i),
-                               s2[r], b2[r]);
-          lb_mma(aw[lb_acc(i, h)], a[0][0], a[0][1], a[1][0], a[1][1],
-                 h ? xv.z : xv.x, h ? xv.w : xv.y);
-          if (LB_FOLD)
+            for (int r = 0; r < 2; r++) {
+              const unsigned p = LB_LAZY ? lb_a_ring(rp[r], h, 2 * c, i)
+                                         : lb_a(cur[r], h, 2 * c, i);
+              a[c][r] = LB_DQB ? lb_fma2(lb_fma2(p, km2[lb_cls(i)],
+                                                 kn2[lb_cls(i)]),
+                                         s2[r], b2[r])
+                               : lb_dq2(p, s2[r], b2[r]);
+            }
+#pragma unroll
+          for (int f = 0; f < LB_NF; f++)
+            lb_mma(aw[f][LB_DQB ? h : lb_acc(i, h)], a[0][0], a[0][1],
+                   a[1][0], a[1][1], h ? xv[f].z : xv[f].x,
+                   h ? xv[f].w : xv[f].y);
+          if (LB_FOLD && !LB_DQB)
             lb_mma(ax[lb_cls(i)], LB_ONES, LB_ONES, LB_ONES, LB_ONES,
-                   h ? xv.z : xv.x, h ? xv.w : xv.y);
+                   h ? xv[0].z : xv[0].x, h ? xv[0].w : xv[0].y);
         }
         // Fold where the group ends: at its last row, or the tile's end
         // (a warp's tiles are not contiguous in K).  Per-channel scales
@@ -581,47 +647,55 @@ __device__ __forceinline__ void lb_gemv(
         // a small result (f32 has 24).
         const bool last = i + 1 == LB_CODES ||
                           lb_gfirst(lb_gslot(i + 1)) == i + 1;
-        if (last) lb_fold(yacc, aw, ax, S, C);
+        if (last && !LB_DQB) lb_fold(yacc, aw[0], ax, S, C);
       }
     }
     if (LB_LAZY) refill(tile);   // the math is done with this stage
-    if (!XS && (LB_NCH & 1)) xb[0] = xb[1];  // odd chunk count: next tile's
+    if (!XS && (LB_NCH & 1))  // odd chunk count: next tile's
+#pragma unroll
+      for (int f = 0; f < LB_NF; f++) xb[f][0] = xb[f][1];
     if (LB_SCH && (LB_NCH & 1)) sb[0] = sb[1];
     xt = xnext;
     left = lnext;
   }
 
+  if (LB_DQB)
+#pragma unroll
+    for (int f = 0; f < LB_NF; f++)
+#pragma unroll
+      for (int j = 0; j < 4; j++) yacc[4 * f + j] = aw[f][0][j] + aw[f][1][j];
   // Sum the SPLIT parts of each channel group, then the LB_CLUSTER
   // blocks' sums (in the first block), then store.  Every thread stays
   // for the cluster's barriers.
   if (SPLIT > 1) {
 #pragma unroll
-    for (int j = 0; j < 4; j++) red[warp][j][lane] = yacc[j];
+    for (int j = 0; j < 4 * LB_NF; j++) red[warp][j][lane] = yacc[j];
     __syncthreads();
     if (part == 0)
 #pragma unroll
       for (int p = 1; p < SPLIT; p++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) yacc[j] += red[warp + p][j][lane];
+        for (int j = 0; j < 4 * LB_NF; j++) yacc[j] += red[warp + p][j][lane];
   }
   if constexpr (LB_CLUSTER > 1) {
     if (SPLIT > 1) __syncthreads();   // red is free again
     if (part == 0)
 #pragma unroll
-      for (int j = 0; j < 4; j++) red[warp][j][lane] = yacc[j];
+      for (int j = 0; j < 4 * LB_NF; j++) red[warp][j][lane] = yacc[j];
     lb_cluster_sync();   // every block's sums are in its red
     if (rank == 0 && part == 0)
 #pragma unroll
       for (int q = 1; q < LB_CLUSTER; q++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) yacc[j] += lb_ld_peer(&red[warp][j][lane], q);
+        for (int j = 0; j < 4 * LB_NF; j++)
+          yacc[j] += lb_ld_peer(&red[warp][j][lane], q);
     lb_cluster_sync();   // a block's red outlives the first block's reads
     if (rank != 0) return;
   }
   if (part != 0) return;
 #pragma unroll
-  for (int j = 0; j < 4; j++) {
-    const int c = row0 + g + 8 * (j >> 1), mr = 2 * t + (j & 1);
+  for (int j = 0; j < 4 * LB_NF; j++) {
+    const int c = row0 + g + 8 * ((j & 3) >> 1), mr = 8 * (j >> 2) + 2 * t + (j & 1);
     if ((NFULL || c < LB_N) && mr < m)
       y[mr * LB_N + c] = lb_out_from_f32(lb_epilogue(yacc[j], bias, c));
   }

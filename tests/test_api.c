@@ -274,10 +274,15 @@ int main(int argc, char **argv) {
   CHECK(lb_describe(r, 4096, 4096, 8, 132, &kd) == LB_OK &&
             !strcmp(kd.kind, "gemv") && kd.threads > 0 && kd.smem_lo > 0,
         "describe m = 8: %s", lb_errmsg());
+  /* 9..16 rows: the GEMV's two fragments (3- and 4-bit codes) or the GEMM */
   CHECK(lb_describe(r, 4096, 4096, 9, 132, &kd) == LB_OK &&
+            (!strcmp(kd.kind, "gemm") ||
+             (!strcmp(kd.kind, "gemv") && strstr(kd.plan, "two fragments"))),
+        "describe m = 9: %s (%s)", lb_errmsg(), kd.plan);
+  CHECK(lb_describe(r, 4096, 4096, 17, 132, &kd) == LB_OK &&
             !strcmp(kd.kind, "gemm") && kd.threads > 0 &&
-            kd.smem_lo <= 99 * 1024 && kd.smem_hi >= kd.smem_lo,
-        "describe m = 9: %s", lb_errmsg());
+            kd.smem_lo <= 99 * 1024 && kd.smem_hi <= 227 * 1024,
+        "describe m = 17: %s", lb_errmsg());
   refused(lb_op_prepare(NULL, 1, 16), LB_EARG, "lb_op_prepare", "NULL op");
   refused(lb_op_info_m(NULL, 16, &info), LB_EARG, "lb_op_info_m", "NULL op");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");

@@ -23,19 +23,23 @@
 
 static int pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/* The GEMV's plan for (r, n, k, sms), with plan's knobs (NULL: none). */
+/* The GEMV's plan for (r, n, k, sms) and m rows, with plan's knobs (NULL:
+** none). */
 static void check_plan_with(const lb_recipe *r, const char *name, int n,
-                            int k, int sms, const char *plan) {
+                            int k, int m, int sms, const char *plan) {
   lb_gemv_cfg c;
   lb_layout lay;
   char *src = NULL;
-  int tiles, groups, red = LB_WARPS * 4 * 32 * 4;   /* the template's red[] */
-  if (lb_gen_gemv(r, n, k, sms, plan, "test", &c, &src) != LB_OK) {
+  int tiles, groups, red;
+  if (lb_gen_gemv(r, n, k, m, sms, plan, "test", &c, &src) != LB_OK) {
     CHECK(0, "%s n=%d k=%d%s%s: %s", name, n, k, plan ? " plan " : "",
           plan ? plan : "", lb_errmsg());
     return;
   }
   free(src);
+  CHECK(c.nf == (m > LB_MAX_M ? 2 : 1), "%s n=%d k=%d m=%d: %d fragments",
+        name, n, k, m, c.nf);
+  red = LB_WARPS * 4 * c.nf * 32 * 4;   /* the template's red[] */
   lb_layout_of(r, &lay);
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
@@ -64,7 +68,7 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         "%s n=%d k=%d: %d stage(s), lazy %d", name, n, k, c.stages, c.lazy);
   CHECK(c.smem + red <= 99 * 1024, "%s n=%d k=%d: %d bytes of shared memory "
         "(sm_86 gives a block 99 KB)", name, n, k, c.smem + red);
-  CHECK(c.xs_m >= 0 && c.xs_m <= LB_MAX_M &&
+  CHECK(c.xs_m >= 0 && c.xs_m <= 8 * c.nf &&
         c.smem + c.xs_m * c.xrowb + red <= 227 * 1024,
         "%s n=%d k=%d: resident x of %d rows of %d bytes", name, n, k, c.xs_m,
         c.xrowb);
@@ -74,7 +78,9 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
 
 static void check_plan(const lb_recipe *r, const char *name, int n, int k,
                        int sms) {
-  check_plan_with(r, name, n, k, sms, NULL);
+  check_plan_with(r, name, n, k, 1, sms, NULL);
+  if (lb_gemv_rows(r) > LB_MAX_M)
+    check_plan_with(r, name, n, k, lb_gemv_rows(r), sms, NULL);
 }
 
 static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
@@ -216,7 +222,7 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
   for (mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
     for (a = 0; a < 2; a++) {
       const int m = ms[mi], arch = archs[a];
-      if (m <= LB_MAX_M && arch != 90) continue;   /* one GEMV plan */
+      if (m <= lb_gemv_rows(r) && arch != 90) continue;   /* one GEMV plan */
       if (lb_plan_candidates(r, n, k, m, 132, arch, NULL, c, 64, &count) !=
           LB_OK) {
         CHECK(0, "%s n=%d k=%d m=%d sm_%d: candidates: %s", name, n, k, m,
@@ -224,8 +230,8 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
         continue;
       }
       for (i = 1; i < count; i++, plans++) {
-        if (m <= LB_MAX_M) {
-          check_plan_with(r, name, n, k, 132, c[i]);
+        if (m <= lb_gemv_rows(r)) {
+          check_plan_with(r, name, n, k, m, 132, c[i]);
         } else {
           lb_gemm_plans p;
           char what[160];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lb_gemm.h"
+#include "lb_gen.h"
 #include "lb_nvrtc.h"
 #include "lb_recipe.h"
 #include "lb_ref.h"
@@ -158,13 +159,16 @@ static void one(const char *path) {
         CHECK(a == NULL || strcmp(g1, a) != 0, "m=%d: the GEMV's source",
               ms[j]);
       }
-      if (g1) compile_archs(g1, ms[j], LB_GEMM_KERNEL);
-      printf("  GEMM m=%d: deterministic, sm_80/86/89/90 without warnings or "
-             "spills\n", ms[j]);
+      /* (9..16 rows: the GEMV's two fragments where the recipe takes them) */
+      if (g1)
+        compile_archs(g1, ms[j],
+                      ms[j] <= lb_gemv_rows(r) ? LB_KERNEL : LB_GEMM_KERNEL);
+      printf("  %s m=%d: deterministic, sm_80/86/89/90 without warnings or "
+             "spills\n", ms[j] <= lb_gemv_rows(r) ? "GEMV" : "GEMM", ms[j]);
       free(g1);
       free(g2);
       /* the wgmma plan (wg=1), which only sm_90 (as sm_90a) runs */
-      {
+      if (ms[j] > lb_gemv_rows(r)) {
         static const int sm90[] = {90};
         char *gw = NULL;
         CHECK(lb_generate_plan(r, 4096, 4096, ms[j], 132, "wg=1", &gw) ==

@@ -48,7 +48,7 @@ static void plans_parse(const lb_recipe *r) {
       {"wn=4,wn=2", 64, "given twice"},  {"wn=", 64, "wn must be"},
       {"wn= 4", 64, "wn must be"},       {"wn=+4", 64, "wn must be"},
       {"wn=\n4", 64, "wn must be"},      {"wn=4,", 64, "nothing after it"},
-      {"wn=4x", 64, "wn must be"},       {"wm=4", 16, "wm must be a power of two in 1..2"},
+      {"wn=4x", 64, "wn must be"},       {"wm=8", 32, "wm must be a power of two in 1..4"},
       {"wn=8,wk=8,wm=2", 1024, "exceed 32"}, {"sk=3", 64, "power of two"},
       {"bs=3", 64, "1..2"},              {"plain=2", 64, "0..1"},
   };
@@ -65,6 +65,9 @@ static void plans_parse(const lb_recipe *r) {
   }
   refused(lb_generate_plan(r, N, K, 8, 132, "wn=4", &rules), LB_EARG,
           "unknown knob at \"wn=4\"", "a GEMM plan for the GEMV");
+  /* 9..16 rows of 4-bit codes: the GEMV's two fragments, its knobs */
+  refused(lb_generate_plan(r, N, K, 16, 132, "wn=4", &rules), LB_EARG,
+          "unknown knob at \"wn=4\"", "a GEMM plan for the two-fragment GEMV");
   refused(lb_generate_plan(r, N, K, 64, 132, "split=2", &rules), LB_EARG,
           "unknown knob at \"split=2\"", "a GEMV plan for the GEMM");
   /* the GEMV's LOWBIT_PLAN, as strict */
@@ -116,7 +119,7 @@ static void plans_parse(const lb_recipe *r) {
                       "lb_op_set_plan", NULL, &op_src) == LB_OK &&
               with && op_src && strcmp(with, op_src) == 0,
           "the op's source for a plan set differs from lb_generate_plan's");
-    CHECK(lb_gen_gemv(r, N, K, 132, "split=2", "lb_op_set_plan", NULL,
+    CHECK(lb_gen_gemv(r, N, K, 4, 132, "split=2", "lb_op_set_plan", NULL,
                       &op_gemv) == LB_OK &&
               lb_generate_plan(r, N, K, 4, 132, "split=2", &gen_gemv) ==
                   LB_OK &&
@@ -135,9 +138,9 @@ static void plans_parse(const lb_recipe *r) {
 /* Plan as knobs, every one named, as built for m on sm_90. */
 static int effective(const lb_recipe *r, int m, const char *plan,
                      char text[LB_PLAN_LEN]) {
-  if (m <= LB_MAX_M) {
+  if (m <= lb_gemv_rows(r)) {
     lb_gemv_cfg c;
-    if (lb_plan_gemv(r, N, K, 132, plan, "test", &c) != LB_OK) return 0;
+    if (lb_plan_gemv(r, N, K, m, 132, plan, "test", &c) != LB_OK) return 0;
     lb_gemv_plan_text(&c, text, LB_PLAN_LEN);
   } else {
     lb_gemm_plans p;
@@ -187,7 +190,7 @@ static void candidates(const lb_recipe *r, int m, int compile) {
     }
   }
   /* no clusters offered where there are none */
-  if (m <= LB_MAX_M) {
+  if (m <= lb_gemv_rows(r)) {
     int n80 = 0;
     CHECK(lb_plan_candidates(r, N, K, m, 132, 80, NULL, c, 64, &n80) ==
               LB_OK,
@@ -207,7 +210,7 @@ static void candidates(const lb_recipe *r, int m, int compile) {
         lb_compile_offline(src, 90, &info, &log) != LB_OK) {
       CHECK(0, "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
     } else {
-      lb_log_resources(log, m <= LB_MAX_M ? LB_KERNEL : LB_GEMM_KERNEL,
+      lb_log_resources(log, m <= lb_gemv_rows(r) ? LB_KERNEL : LB_GEMM_KERNEL,
                        &regs, &spill);
       CHECK(info.warnings == 0 && regs > 0,
             "%s m=%d %s: %d warnings, %d registers", lb_recipe_name(r), m,
@@ -509,14 +512,14 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
     lb_gemv_cfg c;
     char *src = NULL, *log = NULL;
     int arch;
-    CHECK(lb_plan_gemv(r3, 16, 16384, 132, NULL, "test", &c) == LB_OK &&
+    CHECK(lb_plan_gemv(r3, 16, 16384, 1, 132, NULL, "test", &c) == LB_OK &&
               c.cluster == 8 && c.warps == 2 && c.split == 2 && c.fold == 2,
           "3-bit, 16384 x 16: %d warps, split %d, cluster %d, fold %d, not "
           "2, 2, 8, 2", c.warps, c.split, c.cluster, c.fold);
-    CHECK(lb_plan_gemv(r3, 256, 1024, 132, NULL, "test", &c) == LB_OK &&
+    CHECK(lb_plan_gemv(r3, 256, 1024, 1, 132, NULL, "test", &c) == LB_OK &&
               c.cluster == 1 && c.fold == 1,
           "3-bit, 1024 x 256: cluster %d, fold %d, not 1, 1", c.cluster, c.fold);
-    CHECK(lb_gen_gemv(r3, 16, 16384, 132, NULL, "test", NULL, &src) == LB_OK &&
+    CHECK(lb_gen_gemv(r3, 16, 16384, 1, 132, NULL, "test", NULL, &src) == LB_OK &&
               strstr(src, "LB_WARPS = 2, LB_SPLIT = 2, LB_CLUSTER = 8;") &&
               strstr(src, "LB_WARPS = 4, LB_SPLIT = 4, LB_CLUSTER = 1;"),
           "3-bit, 16384 x 16: the source's blocks (%s)", lb_errmsg());
