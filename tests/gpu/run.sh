@@ -130,7 +130,8 @@ lap "tests (side by side)"
 # a power of two, a cross-word 3-bit one at M = 1, and four GEMM buckets
 # (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
 # rows, M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
-# 2 ways, in a cluster on sm_90).
+# 2 ways, in a cluster on sm_90), and the GEMV's two fragments (M = 13, 4-bit, a
+# partial block).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -141,7 +142,8 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 100 300 1024"
          "$root/recipes/a16w1_g64.lua 16 4112 512"
          "$root/recipes/a16w3_g128.lua 40 1000 4096"
-         "$root/recipes/a16w4_g128.lua 20 8192 1024")
+         "$root/recipes/a16w4_g128.lua 20 8192 1024"
+         "$root/recipes/a16w4_g128.lua 13 4112 4096")
   # sm_90's wgmma plan (LOWBIT_GEMM=wg=1, given before a ':'): 65..256
   # rows with K split, and cross-word codes at 17..32 rows
   if [ -n "$wg_pid" ]; then

@@ -48,21 +48,32 @@ def test_bad_arguments():
 
 def test_gemm_source_per_bucket():
     gemv = lowbit.generate("a16w4_g128", 4096, 4096, m=8)
-    g16 = lowbit.generate("a16w4_g128", 4096, 4096, m=16)
     assert gemv == lowbit.generate("a16w4_g128", 4096, 4096)
-    assert "lb_gemm" in g16 and g16 != gemv
-    assert g16 == lowbit.generate("a16w4_g128", 4096, 4096, m=9)   # one bucket
-    assert g16 != lowbit.generate("a16w4_g128", 4096, 4096, m=17)
-    c = lowbit.compile_offline(g16, 90)
-    assert c.warnings == 0 and c.binary > 0, c.log
+    # 9..16 rows of 4-bit codes: the GEMV with two fragments of x
+    g16 = lowbit.generate("a16w4_g128", 4096, 4096, m=16)
+    assert "constexpr int LB_NF = 2;" in g16 and g16 != gemv
+    assert g16 == lowbit.generate("a16w4_g128", 4096, 4096, m=9)
+    # 8-bit codes: the GEMM's first bucket
+    assert "lb_gemm" in lowbit.generate("a16w8_channel", 4096, 4096, m=16)
+    g32 = lowbit.generate("a16w4_g128", 4096, 4096, m=32)
+    assert "lb_gemm" in g32 and g32 != g16
+    assert g32 == lowbit.generate("a16w4_g128", 4096, 4096, m=17)   # one bucket
+    assert g32 != lowbit.generate("a16w4_g128", 4096, 4096, m=33)
+    for src in (g16, g32):
+        c = lowbit.compile_offline(src, 90)
+        assert c.warnings == 0 and c.binary > 0, c.log
 
 
 def test_describe_kernel():
     k8 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 8)
     k16 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 16)
-    assert k8.kind == "gemv" and k16.kind == "gemm"
-    assert "bucket 0" in k16.plan and k16.threads > 0
-    assert 0 < k16.smem_lo <= 99 * 1024 and k16.smem_hi >= k16.smem_lo
+    k32 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 32)
+    assert k8.kind == "gemv" and k16.kind == "gemv" and k32.kind == "gemm"
+    assert "two fragments" in k16.plan and "two fragments" not in k8.plan
+    assert "bucket 0" in lowbit.describe_kernel("a16w8_channel", 8192, 8192,
+                                                16).plan
+    assert "bucket 1" in k32.plan and k32.threads > 0
+    assert 0 < k32.smem_lo <= 99 * 1024 and k32.smem_hi >= k32.smem_lo
     with pytest.raises(lowbit.LowbitError, match="m = 0"):
         lowbit.describe_kernel("a16w4_g128", 8192, 8192, 0)
     with pytest.raises(lowbit.LowbitError, match="m = 0"):
