@@ -133,7 +133,8 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 /* ---- plans in words --------------------------------------------------
 ** A plan is comma-separated knobs ("wn=4,wk=2,r=8"), each replacing what
 ** the planner's rules choose for the kernel m rows use; knobs left out stay
-** the rules'.  The GEMM's (m > 8; gen/lb_gemm.c holds the same list):
+** the rules'.  The GEMM's (m > 8, m > 16 for 3- and 4-bit codes; gen/lb_gemm.c
+** holds the same list):
 **   wn  warps along channels (1, 2, 4, 8)
 **   wk  warps taking alternate code rows (1, 2, 4, 8)
 **   wm  warps along rows (1 .. rows of the bucket's tile / 8, powers of 2)
@@ -152,7 +153,7 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **       in warpgroups of four (4, 8), wm is 1 and mj counts 64-channel
 **       groups a warpgroup; other parts run mma.sync whatever it says
 **   plain=1  no dequantisation: wrong results, for timing only
-** The GEMV's (m <= 8; gen/lb_gen.c):
+** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
 **   split  warps sharing a channel group's tiles (1, 2, 4, 8)
 **   stages  ring depth (1 .. 8)    minb, xminb  blocks an SM asked of
@@ -168,7 +169,7 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 ** bucket and to the GEMV, for experiments; the tuning table (below) holds
 ** one per kernel, shape and device. */
 #define LB_PLAN_LEN 96
-/* lb_generate_m's source with plan's knobs (the GEMV's for m <= 8). */
+/* lb_generate_m's source with plan's knobs (the GEMV's for the rows it takes). */
 LB_API lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m,
                                   int sms, const char *plan, char **src);
 /* The plans `lowbit tune` tries for m's bucket on sm_<arch> with `sms`
@@ -224,8 +225,9 @@ typedef struct lb_weights {
 } lb_weights;
 
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
-** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, more the GEMM
-** of m's bucket (9..16, 17..32, 33..64, 65..256, 257+), with the same
+** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV (up to 16 for
+** 3- and 4-bit codes: its two-fragment kernel, made with the op), more the
+** GEMM of m's bucket (9..16, 17..32, 33..64, 65..256, 257+), with the same
 ** packed weights.  stream is a CUstream / cudaStream_t (NULL: default).
 ** Enqueues only: no allocation, no synchronisation; graph-capturable.
 ** The one exception is the first run of a GEMM bucket, which compiles its
