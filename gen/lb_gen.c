@@ -335,6 +335,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages, 8 * cfg.nf, n, k);
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
+  lb_emit_prelude_w16(b, &f);   /* the two-fragment kernel's dequantisation */
   lb_buf_printf(b,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"
     "// in rows of LB_SROWB bytes (0: read from global memory), x in rows of\n"

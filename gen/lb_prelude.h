@@ -11,10 +11,12 @@
 **   groups     LB_GROUP (grouped), lb_groups, lb_group_of, LB_GPT,
 **              lb_gslot, lb_gfirst, lb_slot_group, LB_ZEROS, lb_offset
 **   epilogue   lb_epilogue
-** and, from lb_emit_prelude_w16 (kinds that dequantise before the MMA):
+** and, from lb_emit_prelude_w16 (kernels that dequantise before the MMA:
+** the GEMM, the GEMV's two-fragment kernel):
 **   lb_crow, lb_crow_of (where code row i sits in its words), lb_gpair
 **   (the pair, any code row, no classes), lb_wgroup / lb_w2 (a group's
-**   scale and offset; the weight pair in the activation type).
+**   scale and offset; the weight pair in the activation type, its code at
+**   bit crow.pos of base + code: lb_pair_at's class c rows have it at 4 c).
 */
 #ifndef lb_prelude_h
 #define lb_prelude_h

@@ -78,6 +78,11 @@ struct lb_op {
   int overlap;            /* lb_op_overlap: launch with PDL */
 };
 
+/* The GEMV that m rows run, or NULL where the GEMM's buckets take them. */
+static const lb_gv *gemv_of(const lb_op *op, int m) {
+  return m > op->rows ? NULL : &op->gv[m > LB_MAX_M];
+}
+
 /* Makes the context current on this thread for a scope; restores after. */
 lb_status lb_ctx_enter(lb_ctx *c, lb_scope *s, const char *where) {
   CUcontext cur = NULL;
@@ -355,14 +360,8 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
-  op->gv[v].fn = fn;
-  op->gv[v].fn_xs = fn_xs;
-  op->gv[v].cfg = cfg;
-  op->gv[v].blocks = blocks;
-  op->gv[v].threads = threads;
-  op->gv[v].smem = smem;
-  op->gv[v].info = info;
-  op->gv[v].from = plan ? from : LB_PLAN_RULES;
+  op->gv[v] = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, info,
+                      plan ? from : LB_PLAN_RULES};
   return LB_OK;
 }
 
@@ -535,14 +534,14 @@ lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
 lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
                      lb_plan_from *from) {
   const lb_bucket *bk;
+  const lb_gv *gv;
   if (op == NULL || plan == NULL || from == NULL)
     return lb_fail(LB_EARG, "lb_op_plan: null argument");
   plan[0] = '\0';
   if (m < 1 || m > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_plan: m = %d; ops take 1..%d rows", m,
                    LB_MAX_ROWS);
-  if (m <= op->rows) {
-    const lb_gv *gv = &op->gv[m > LB_MAX_M];
+  if ((gv = gemv_of(op, m)) != NULL) {
     lb_gemv_plan_text(&gv->cfg, plan, LB_PLAN_LEN);
     *from = gv->from;
     return LB_OK;
@@ -620,13 +619,14 @@ lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
 
 lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
   const lb_bucket *bk;
+  const lb_gv *gv;
   if (op == NULL || info == NULL)
     return lb_fail(LB_EARG, "lb_op_info_m: null argument");
   if (m < 1 || m > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_info_m: m = %d; ops take 1..%d", m,
                    LB_MAX_ROWS);
-  if (m <= op->rows) {
-    *info = op->gv[m > LB_MAX_M].info;
+  if ((gv = gemv_of(op, m)) != NULL) {
+    *info = gv->info;
     return LB_OK;
   }
   bk = &op->gemm[lb_gemm_bucket(m)];
@@ -763,6 +763,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               w ? w->zeros : NULL};
   static const char *const vname[4] = {"x", "w->packed", "w->scales",
                                        "w->zeros"};
+  const lb_gv *gv;
   const void *bias, *zeros;
   void *args[8];
   CUfunction fn, sum = NULL;
@@ -814,7 +815,7 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
   /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
   ** its first run), else the GEMV, with x in shared memory where its m
   ** rows fit. */
-  if (m > op->rows) {
+  if ((gv = gemv_of(op, m)) == NULL) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
     int sp, cl;
@@ -838,7 +839,6 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     threads = (unsigned)bk->cfg.threads;
     smem = (unsigned)bk->cfg.smem;
   } else {
-    const lb_gv *gv = &op->gv[m > LB_MAX_M];
     const lb_gemv_cfg *cfg = &gv->cfg;
     fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
     early = op->overlap;

@@ -171,7 +171,8 @@ __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
 // holds x[g][k .. k+7] for k = tile * LB_TILE + 32 (first + r) + 8 t,
 // the first four for half 0, the last four for half 1.  Loaded a chunk
 // ahead, like the weights, so that no MMA waits for an activation load.
-constexpr int LB_XC = (LB_CODES < 4 ? LB_CODES : 4) / (LB_CODES >= 4 ? LB_NF : 1);
+// (two fragments hold two chunks of registers: half the code rows each)
+constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4 / LB_NF;
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
 
@@ -327,27 +328,16 @@ __device__ __forceinline__ void lb_fold(float *yacc, float (&aw)[2][4],
 
 // Two fragments (LB_NF = 2: rows 0..7 and 8..15 of x, 9..16 rows): the
 // fold's sums per fragment would not fit the registers, so each weight is
-// dequantised before the MMA, to the activation type.  A pair holds
-// base + q (class 0) or base + 16 q (class 1) exactly: q = p k - K is
-// exact (k = 1 or 1/16), then w = q s + o with one rounding.
+// dequantised before the MMA, to the activation type, by the prelude's
+// hooks for that (lb_wgroup, lb_w2, as the GEMM's).  A pair of code row i
+// holds its codes at bit 0 (class 0) or bit 4 (class 1) of base + code.
 constexpr bool LB_DQB = LB_NF > 1;
 static_assert(LB_NF == 1 || LB_FOLD, "two fragments: codes in the magic base");
-__device__ __forceinline__ unsigned lb_fma2(unsigned a, unsigned b,
-                                            unsigned c) {
-  unsigned d;
-  if (LB_ONES == 0x3c003c00u)
-    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  else
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-__device__ __forceinline__ unsigned lb_h2(float v) {
-  unsigned short h;
-  if (LB_ONES == 0x3c003c00u)
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
-  else
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
-  return (unsigned)h * 0x10001u;
+__device__ __forceinline__ unsigned lb_wpair(unsigned p, int i, unsigned s2,
+                                             unsigned b2) {
+  lb_crow c{};
+  c.pos = 4 * lb_cls(i);
+  return lb_w2(p, c, s2, b2);
 }
 
 template <int SPLIT, int STAGES, bool XS>
@@ -443,18 +433,6 @@ __device__ __forceinline__ void lb_gemv(
   for (int f = 0; f < LB_NF; f++)
     dx[f] = (min(g + 8 * f, m - 1) - min(g, m - 1)) *
             (XS ? LB_XROWB / (int)sizeof(lb_act_t) : LB_K);
-  // LB_DQB: the class constants k and -K of each class
-  unsigned km2[2], kn2[2];
-  {
-    float Sx, Cx[2];
-    unsigned u, v;
-    lb_group(1.f, 0.f, Sx, Cx, u, v);
-#pragma unroll
-    for (int c = 0; c < 2; c++) {
-      km2[c] = lb_h2(c ? 0.0625f : 1.f);
-      kn2[c] = lb_h2(Cx[c]);
-    }
-  }
 
   // aw: this group's sums of x times the A operand (lb_acc); ax: its sum
   // of x per class (an MMA against ones), for the base and zero-point
@@ -608,10 +586,9 @@ __device__ __forceinline__ void lb_gemv(
                                  : LB_SCH  ? sb[ch & 1].z[r][rr]
                                            : cur[r].z[j];
             const float s = lb_scale_f32(sv);
-            if (LB_DQB) {
-              s2[r] = lb_h2(s);
-              b2[r] = lb_h2(lb_offset(s, zv));
-            } else
+            if (LB_DQB)
+              lb_wgroup(s, lb_offset(s, zv), s2[r], b2[r]);
+            else
               lb_group(s, lb_offset(s, zv), S[r], C[r], s2[r], b2[r]);
           }
         }
@@ -626,9 +603,7 @@ __device__ __forceinline__ void lb_gemv(
             for (int r = 0; r < 2; r++) {
               const unsigned p = LB_LAZY ? lb_a_ring(rp[r], h, 2 * c, i)
                                          : lb_a(cur[r], h, 2 * c, i);
-              a[c][r] = LB_DQB ? lb_fma2(lb_fma2(p, km2[lb_cls(i)],
-                                                 kn2[lb_cls(i)]),
-                                         s2[r], b2[r])
+              a[c][r] = LB_DQB ? lb_wpair(p, i, s2[r], b2[r])
                                : lb_dq2(p, s2[r], b2[r]);
             }
 #pragma unroll
