@@ -249,6 +249,32 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
   return plans;
 }
 
+/* A plan's r (code rows a sub-stage) is built on 160 KB parts wherever
+** two stages of it fit, also where the rules ask for no more than the 99
+** KB parts' (65..256 rows, two channel groups a warp): it was cut to the
+** small parts' 2 rows there, and "r=4" timed the rules' plan. */
+static void check_knob_r(void) {
+  static const char text[] =
+      "name \"w4\"\nactivations \"f16\"\n"
+      "weights { bits = 4, signed = false, packing = \"gemlite32\" }\n"
+      "scales { group = 128, dtype = \"f16\" }\n"
+      "zeros { kind = \"float\", dtype = \"f16\" }\n"
+      "dequant \"(q - z) * s\"\naccumulator \"f32\"\noutput \"f16\"\n";
+  lb_recipe *r = NULL;
+  lb_gemm_plans p;
+  if (lb_recipe_load_text("w4.lua", text, strlen(text), &r) != LB_OK) {
+    CHECK(0, "w4.lua: %s", lb_errmsg());
+    return;
+  }
+  if (lb_plan_gemm(r, 8192, 8192, 3, 132, "r=4", "test", &p) != LB_OK)
+    CHECK(0, "w4 r=4: %s", lb_errmsg());
+  else
+    CHECK(p.hi.r == 4 && p.wg.r == 4 && p.lo.r <= 4,
+          "w4 8192 x 8192 bucket 3, plan r=4: %d code rows (sm_90), %d "
+          "(99 KB parts)", p.wg.r, p.lo.r);
+  lb_recipe_free(r);
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -287,6 +313,7 @@ int main(void) {
       }
     lb_recipe_free(r);
   }
+  check_knob_r();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;
