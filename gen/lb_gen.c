@@ -181,6 +181,18 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
               f->sdtype != LB_F32 && f->zdtype != LB_F32
                   ? 2 : 1;
   cfg->xminb = cfg->minb;
+  /* Codes of 1 and 2 bits with wide state (minb 1: one block of 8 warps
+  ** an SM): blocks of 4 warps, the same stages a warp; ptxas then keeps
+  ** them near 128 registers (a16w2_g64: 124 against 188), so three or four
+  ** blocks share an SM.  H100, `lowbit bench` A/B in one device call,
+  ** twelve shapes, M = 1 and 8: a16w1_g64 and a16w2_g64 at 4096 x 28672
+  ** 35.3 -> 21.9 and 36.4 -> 22.8 us (M = 1), 8192 x 28672 15% faster,
+  ** 8192 x 8192 3 to 12%, 4096 x 6144 9 to 19%; 3 to 7% slower at 16384
+  ** x 1024, 256 x 16384 (M = 8), and a16w2_g64 at 14336 x 4096 and 4096
+  ** x 4096 (M = 8).  Not for 8-bit codes with f32 scales (a16w8_f32: up to
+  ** 22% slower), nor where two blocks share an SM already (minb 2:
+  ** a16w4_g128 at 8192 x 28672, M = 8, 59.3 -> 87.1 us). */
+  if (cfg->minb == 1 && lay.bits <= 2 && warps == 8) cfg->warps = warps = 4;
   cfg->xres = LB_XRES_KB * 1024;
   /* What the loop loads from global memory (x, scales and zeros that are
   ** not resident) is brought into L2 with each tile's words (LB_PF), where
