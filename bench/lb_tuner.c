@@ -50,7 +50,8 @@ typedef struct tuner {
 ** where the recipe takes them: not tuned, its rules' plan); else the
 ** GEMM's bucket. */
 static int bucket_of(const lb_recipe *r, int m) {
-  return m <= LB_MAX_M ? -1 : m <= lb_gemv_rows(r) ? -2 : lb_gemm_bucket(m);
+  const int nf = lb_gemv_frags(r, m);
+  return nf == 1 ? -1 : nf == 2 ? -2 : lb_gemm_bucket(m);
 }
 
 typedef struct tjob {

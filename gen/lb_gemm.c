@@ -227,10 +227,10 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
     if (want > lay->codes) want = lay->codes;
   }
   c->r = pick(kn, K_R, c->r);   /* a plan may ask for whole tiles anywhere */
-  /* a plan's r is lifted to as well, where the rules ask for nothing
-  ** (it was cut to the 99 KB parts' rows there: "r=4" at 65..256 rows
-  ** built r = 2 on sm_90, and timed the rules' plan under its name) */
-  if (want || kn->v[K_R] >= 0) want = pick(kn, K_R, want);
+  /* a plan's r is what 160 KB parts lift to, also where the rules ask
+  ** for nothing (it was cut to the 99 KB parts' rows there: "r=4" at
+  ** 65..256 rows built r = 2 on sm_90, and timed the rules' plan) */
+  if (kn->v[K_R] >= 0) want = kn->v[K_R];
   fit_tile(f, k, mj, LB_SMEM_LO_KB, c);
   return want;
 }

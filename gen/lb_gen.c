@@ -145,6 +145,10 @@ int lb_gemv_rows(const lb_recipe *r) {
                                                      : LB_MAX_M;
 }
 
+int lb_gemv_frags(const lb_recipe *r, int m) {
+  return m < 1 || m > lb_gemv_rows(r) ? 0 : m > LB_MAX_M ? 2 : 1;
+}
+
 static lb_status plan(const lb_format *f, int n, int k, int sms,
                       const char *tune, const char *from, int m,
                       lb_gemv_cfg *cfg) {
@@ -266,9 +270,9 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   fold_fit(cfg, stage);
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
-  cfg->nf = m > LB_MAX_M ? 2 : 1;
+  cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
   plan_resident(f, k, cfg, stage);
-  if (cfg->xs_m > 8 * cfg->nf) cfg->xs_m = 8 * cfg->nf;
+  if (cfg->xs_m > LB_MAX_M * cfg->nf) cfg->xs_m = LB_MAX_M * cfg->nf;
   return LB_OK;
 }
 
@@ -344,7 +348,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     r->name, lb_base_name(r->file),
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
-    cfg.grid, cfg.warps, cfg.split, cfg.stages, 8 * cfg.nf, n, k);
+    cfg.grid, cfg.warps, cfg.split, cfg.stages, LB_MAX_M * cfg.nf, n, k);
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_emit_prelude_w16(b, &f);   /* the two-fragment kernel's dequantisation */

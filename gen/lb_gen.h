@@ -51,6 +51,9 @@ typedef struct lb_gemv_cfg {
 ** of x, twice that with two (9..16 rows, where the rules measured them
 ** faster than the GEMM); the GEMM's buckets take the rest. */
 int lb_gemv_rows(const lb_recipe *r);
+/* The fragments of x the GEMV runs m rows with: 1 (up to LB_MAX_M), 2
+** (up to lb_gemv_rows), 0 where the GEMM's buckets take m. */
+int lb_gemv_frags(const lb_recipe *r, int m);
 /* The GEMV's source for m rows (one fragment up to LB_MAX_M, else two),
 ** also giving the plan it was made for (cfg may be NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
 ** in words replacing planned values (NULL: none); from: where they came

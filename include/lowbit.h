@@ -161,8 +161,8 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   (0 .. 160)    lazy  words read where used (0, 1)    cluster  blocks
 **   of a cluster splitting K on sm_90 (1, 2, 4, 8)    fold  before sm_90,
 **   that many of a cluster's blocks run as one block (1 .. 8; divides the
-**   cluster)    pf  x, scales and zeros read from global memory brought
-**   into L2 with each tile's words (0, 1)
+**   cluster)    pf  what the loop reads from global memory, brought into
+**   L2 with each tile's words (0: nothing, 1: scales and zeros, 2: x too)
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM

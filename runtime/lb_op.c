@@ -500,9 +500,10 @@ lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
   pthread_mutex_lock(&op->lock);
   if (m <= op->rows) {   /* the GEMV: compiled now, kept if that fails */
     const int v = m > LB_MAX_M;
+    /* the table holds the one-fragment GEMV's plan only */
+    const char *tp = !v && found[0][0] ? found[0] : NULL;
     st = plan ? load_gemv(op, v, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
-         : load_gemv(op, v, !v && found[0][0] ? found[0] : NULL,
-                     !v && found[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+         : load_gemv(op, v, tp, tp ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
                      "lb_op_set_plan");
     pthread_mutex_unlock(&op->lock);
     return st;
