@@ -39,7 +39,7 @@ static const lb_knob knob[] = {
     /* fold changes only the kernel before sm_90, which has no clusters
     ** to tune: never tried */
     {"fold", 1, 8, 1, 0, {0}},
-    {"pf", 0, 2, 0, 3, {0, 1, 2}}};
+    {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -64,6 +64,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[7] >= 0) cfg->cluster = v[7];
   if (v[8] >= 0) cfg->fold = v[8];
   if (v[9] >= 0) cfg->pf = v[9];
+  if (v[10] >= 0) cfg->sr = v[10];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the template's invariant; the
   ** rules' warps leave room for two) */
@@ -100,6 +101,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[7] = c->cluster;
   v[8] = c->fold;
   v[9] = c->pf;
+  v[10] = c->sring > 0;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -114,13 +116,43 @@ void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
 ** chunks (cp.async) and the rows fit LB_SRES_KB.  Activations: rows of
 ** K padded to 128 bytes plus 64, so that the two rows of a quarter warp
 ** fall in different banks; as many rows as fit LB_XRES_KB. */
+/* Scales and zeros in the ring: a stage's bytes for them, where a tile
+** meets many group slots and even one channel group's rows of them would
+** not be resident: each code row would wait on its scales and zeros from
+** global memory, a chunk of rows ahead.  Lazy plans keep a stage until
+** the tile's math is done, so the tile's slots travel in it, copied with
+** its words: rows of a tile's slots padded by 16 bytes (the 8 rows a
+** quarter warp reads fall in different banks).  H100, a16w7_g32 at 16384
+** x 1024 (ncu, M = 8): half the stall samples were those loads (HADD2
+** converting a scale, HMMA; long scoreboard 52%).  0: not this format. */
+static int ring_scales(const lb_format *f, int k) {
+  const int rowb = lb_format_groups(f, k) * f->ssize, tileb = f->gpt * f->ssize;
+  const int arrays = f->zeros ? 2 : 1;
+  if (f->lay.words <= 2 || f->gpt <= 2 || tileb % 16 != 0 || rowb % 16 != 0 ||
+      (f->zeros && f->zsize != f->ssize) ||
+      16 * (rowb + 16) * arrays <= LB_SRES_KB * 1024)
+    return 0;
+  return 16 * (tileb + 16) * arrays;
+}
+
+/* stage: a ring stage's bytes for words; sst: for the tile's scales
+** (ring_scales), which the stages take where they fit the warps and
+** stages planned for the words alone (a16w5_g64 at 16384 x 1024 on an
+** H100: 4 warps a block cut to 2 to make room, 15.3 -> 18.7 us). */
 static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
-                          int stage) {
+                          int stage, int sst) {
   int rowb = lb_format_groups(f, k) * f->ssize;
   int zrowb = lb_format_groups(f, k) * f->zsize;
   int rows = 16 * cfg->warps / cfg->split, arrays = f->zeros ? 2 : 1;
   int ring = cfg->warps * cfg->stages * stage;
-  cfg->srowb = 0;
+  cfg->srowb = cfg->sring = 0;
+  /* (never resident: ring_scales; a stage read into registers, lazy 0,
+  ** is refilled before its tile's math) */
+  if (sst > 0 && cfg->sr && cfg->lazy &&
+      (ring + cfg->warps * cfg->stages * sst) * cfg->fold <= LB_RING_KB * 1024) {
+    cfg->sring = f->gpt * f->ssize + 16;
+    ring += cfg->warps * cfg->stages * sst;
+  }
   /* (the folded block's ring, before sm_90, is the larger) */
   if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
       rows * (rowb + 16) * arrays <= LB_SRES_KB * 1024 &&
@@ -153,11 +185,11 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                       const char *tune, const char *from, int m,
                       lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
-  int tiles, groups, split = 1, want, warps = LB_WARPS, stage;
+  int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
   /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
-  ** pad chunk per row.  Keep the block's ring within LB_RING_KB (every
+  ** pad chunk per row (the tile's scales too where they fit: ring_scales).  Keep the block's ring within LB_RING_KB (every
   ** sm_80..sm_90 part gives a block that much): fewer warps per block for
   ** wide codes, then as many stages as fit, one to LB_MAX_STAGES.  A
   ** stage is refilled as soon as its tile is in registers, so one stage
@@ -166,6 +198,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** stages 18.2, 19.1, 19.9 us): more requests in flight delay the ones
   ** the warps wait for. */
   stage = 16 * (lay.words * 8 + 1) * 16;
+  sst = ring_scales(f, k);
   while (warps > 1 && warps * 2 * stage > LB_RING_KB * 1024) warps /= 2;
   cfg->warps = warps;
   cfg->stages = LB_RING_KB * 1024 / (warps * stage);
@@ -198,6 +231,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** a16w4_g128 at 8192 x 28672, M = 8, 59.3 -> 87.1 us). */
   if (cfg->minb == 1 && lay.bits <= 2 && warps == 8) cfg->warps = warps = 4;
   cfg->xres = LB_XRES_KB * 1024;
+  cfg->sr = 1;   /* scales in the ring where plan_resident finds them fit */
   /* What the loop loads from global memory (x, scales and zeros that are
   ** not resident) is brought into L2 with each tile's words (LB_PF), where
   ** few channel groups share x: every group's warps prefetch the same
@@ -253,6 +287,23 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       cfg->fold *= 2;
     }
   }
+  /* Scales in the ring (ring_scales, where they fit): the most math a tile
+  ** of any plan (7-bit codes, a group a code row) in blocks of 2 warps, so
+  ** a cluster splits K until about two blocks an SM, down to a tile a warp,
+  ** and x comes into L2 with each tile's words.  H100, a16w7_g32, µs at
+  ** M = 1 / 8 (cuBLAS fp16): 16384 x 1024 21.6 / 23.4 -> 17.9 / 18.7
+  ** (18.7 / 18.2), 16384 x 2048 35.1 / 41.1 -> 24.5 / 28.0 (29.9 / 29.4),
+  ** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
+  ** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
+  ** 2048 (8192 x 2048: 20.7 / 19.0). */
+  if (sst > 0 && cfg->lazy &&
+      cfg->warps * cfg->stages * (stage + sst) * cfg->fold <= LB_RING_KB * 1024) {
+    int blocks = (groups + cfg->warps / cfg->split - 1) / (cfg->warps / cfg->split);
+    cfg->pf = 2;
+    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= 2 * sms &&
+           tiles >= cfg->split * cfg->cluster * 2)
+      cfg->cluster *= 2;
+  }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
@@ -271,7 +322,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
-  plan_resident(f, k, cfg, stage);
+  plan_resident(f, k, cfg, stage, sst);
+  cfg->sr = cfg->sring > 0;   /* as built: plans that differ only here are one */
   if (cfg->xs_m > LB_MAX_M * cfg->nf) cfg->xs_m = LB_MAX_M * cfg->nf;
   return LB_OK;
 }
@@ -359,6 +411,8 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "constexpr int LB_SROWB = %d, LB_XROWB = %d;\n"
     "// Words %s.\n"
     "constexpr bool LB_LAZY = %s;\n"
+    "// Scales and zeros %s.\n"
+    "constexpr int LB_SRING = %d;\n"
     "// Brought into L2 with each tile's words: %s.\n"
     "constexpr int LB_PF = %d;\n"
     "// Fragments of 8 rows of x (2: 9..16 rows, each weight dequantised "
@@ -368,6 +422,10 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
     cfg.lazy ? "true" : "false",
+    cfg.sring ? "travel in the ring with their tile's words, rows of LB_SRING "
+                "bytes"
+              : "do not travel in the ring (LB_SRING 0)",
+    cfg.sring,
     cfg.pf == 2   ? "scales, zeros and x read from global memory"
     : cfg.pf == 1 ? "scales and zeros read from global memory"
                   : "nothing",

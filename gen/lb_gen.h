@@ -45,6 +45,8 @@ typedef struct lb_gemv_cfg {
   int xrowb;    /* resident x: bytes per padded row of activations */
   int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
+  int sr;       /* scales and zeros may travel in the ring (plan knob) */
+  int sring;    /* they do: bytes per padded row of a tile's slots; 0: not */
 } lb_gemv_cfg;
 
 /* The most rows the GEMV takes for recipe r: LB_MAX_M with one fragment

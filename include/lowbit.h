@@ -163,6 +163,9 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   that many of a cluster's blocks run as one block (1 .. 8; divides the
 **   cluster)    pf  what the loop reads from global memory, brought into
 **   L2 with each tile's words (0: nothing, 1: scales and zeros, 2: x too)
+**   sr  a tile's scales and zeros copied into the ring with its words
+**   (1, where the rules find them not resident, many a tile and room for
+**   them; 0: read from global memory)
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM

@@ -79,7 +79,20 @@ __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
 // takes chunk l % 8 of row 4 j + l / 8: each instruction moves four whole
 // 128-byte runs, one per row), and read back in operand order.
 constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
-constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // per stage
+constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // words, per stage
+// Scales and zeros in the ring (LB_SRING > 0: lazy plans, many group
+// slots a tile, not resident): a stage also holds its tile's slots for
+// the warp's 16 rows, scales then zeros, in rows of LB_SRING bytes
+// (padded by 16: the 8 rows a quarter warp reads fall in different
+// banks), copied with the words and read where a group starts.
+constexpr bool LB_SRG = LB_SRING > 0;
+constexpr int LB_SBT = LB_GPT * (int)sizeof(lb_scale_t);   // a row's slots
+constexpr int LB_STAGECH =
+    LB_CHUNKS + (LB_SRG ? 16 * LB_SRING * (LB_ZEROS ? 2 : 1) / 16 : 0);
+static_assert(!LB_SRG || (LB_LAZY && LB_SBT % 16 == 0 && LB_SRING == LB_SBT + 16 &&
+                          (!LB_ZEROS || sizeof(lb_zero_t) == sizeof(lb_scale_t)) &&
+                          lb_groups(LB_K) * (int)sizeof(lb_scale_t) % 16 == 0),
+              "ring scales: a lazy stage, rows of whole 16-byte chunks (the planner's)");
 
 // off: the tile's first word within a channel (tile * 32 * LB_WORDS).
 // A last tile that K does not fill needs only the words of its live code
@@ -94,7 +107,7 @@ __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               unsigned off, int lane,
                                               bool last,
                                               unsigned long long pol) {
-  lb_u4 *dst = ring + stage * LB_CHUNKS + (lane >> 3) * LB_ROWCH + (lane & 7);
+  lb_u4 *dst = ring + stage * LB_STAGECH + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
@@ -110,8 +123,37 @@ __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
 // registers (7-bit group 32: 32 slots, 1.6 KB spilled per thread), so a
 // chunk of code rows ahead (lb_schunk), like the activations.
 constexpr bool LB_SRES = LB_SROWB > 0;
-constexpr bool LB_SCH = !LB_SRES && LB_GPT > 2;
-constexpr int LB_TGPT = LB_SRES || LB_SCH ? 1 : LB_GPT;   // slots per rowtile
+constexpr bool LB_SCH = !LB_SRES && !LB_SRG && LB_GPT > 2;
+// a tile ahead in registers (none of the above)
+constexpr bool LB_SREG = !LB_SRES && !LB_SRG && !LB_SCH;
+constexpr int LB_TGPT = LB_SREG ? LB_GPT : 1;   // slots per rowtile
+
+// The tile's slots into stage `stage` (LB_SRG), in the words' copy group:
+// rows row0.. (past N: the last), chunks past K's last group not copied
+// (their code rows are skipped, and so are their slots).
+__device__ __forceinline__ void lb_issue_sg(lb_u4 *ring, int stage,
+                                            const lb_scale_t *sc,
+                                            const lb_zero_t *zr, int row0,
+                                            int tile, int lane) {
+  if constexpr (LB_SRG) {
+    constexpr int PR = LB_SRG ? LB_SBT / 16 : 1, ng = lb_groups(LB_K);
+    const int g0 = tile * LB_GPT;
+    const int live = LB_K % LB_TILE == 0 ? LB_SBT
+                                         : min(LB_GPT, ng - g0) * (int)sizeof(lb_scale_t);
+    char *const dst = (char *)(ring + stage * LB_STAGECH + LB_CHUNKS);
+#pragma unroll
+    for (int c = lane; c < 16 * PR; c += 32) {
+      const int r = c / PR, q = c % PR;
+      if (LB_K % LB_TILE != 0 && 16 * q >= live) continue;
+      const int row = LB_N % 16 == 0 ? row0 + r : min(row0 + r, LB_N - 1);
+      lb_cp16(dst + r * LB_SRING + 16 * q,
+              (const char *)(sc + row * ng + g0) + 16 * q);
+      if (LB_ZEROS)
+        lb_cp16(dst + (16 + r) * LB_SRING + 16 * q,
+                (const char *)(zr + row * ng + g0) + 16 * q);
+    }
+  }
+}
 
 // What thread t uses of one row for one tile: its words (read back from
 // the ring) and, a tile ahead, the raw scales and zeros of the tile's
@@ -153,7 +195,7 @@ __device__ __forceinline__ void lb_load_groups(lb_rowtile &r,
 // 2 t + h, lanes 8 t + 4 h .. +3.
 __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
                                              int stage, int row, int t) {
-  const lb_u4 *p = ring + stage * LB_CHUNKS + row * LB_ROWCH + 2 * t;
+  const lb_u4 *p = ring + stage * LB_STAGECH + row * LB_ROWCH + 2 * t;
 #pragma unroll
   for (int h = 0; h < 2; h++)
 #pragma unroll
@@ -245,7 +287,7 @@ __device__ __forceinline__ void lb_pf_x(const lb_act_t *x, int m, int tile,
 __device__ __forceinline__ void lb_pf_s(const lb_scale_t *sc,
                                         const lb_zero_t *zr, int row0,
                                         int tile, int lane) {
-  if (LB_PF < 1 || LB_SRES || (lane >= 16 && !LB_ZEROS)) return;
+  if (LB_PF < 1 || LB_SRES || LB_SRG || (lane >= 16 && !LB_ZEROS)) return;
   const bool full = lb_full(LB_K - tile * LB_TILE);
   const int row = min(row0 + (lane & 15), LB_N - 1);
   const int g0 = lb_slot_index(tile, 0, full);
@@ -381,7 +423,7 @@ __device__ __forceinline__ void lb_gemv(
                           4 * j * roww
                     : wq + min(row0 + 4 * j + (lane >> 3), LB_N - 1) * roww +
                           4 * (lane & 7);
-  lb_u4 *ring = lb_smem + warp * STAGES * LB_CHUNKS;
+  lb_u4 *ring = lb_smem + warp * STAGES * LB_STAGECH;
   const unsigned long long once = lb_read_once();   // the weights' L2 policy
 
   // Shared memory past the rings: the block's scales and zeros (SRES)
@@ -391,7 +433,7 @@ __device__ __forceinline__ void lb_gemv(
   // the kernel that writes x has finished: x's copy then comes after the
   // ring's first tiles and the wait for that kernel (below).
   constexpr bool SRES = LB_SRES;
-  char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_CHUNKS);
+  char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_STAGECH);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
   char *const xres = sres + (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
   const int brow0 = cb * GROUPS * 16;      // the block's first row
@@ -467,6 +509,7 @@ __device__ __forceinline__ void lb_gemv(
     if (first + st * STEP < tiles) {
       lb_issue_tile(ring, st, csrc, ahead_off, lane,
                     first + st * STEP == tiles - 1, once);
+      lb_issue_sg(ring, st, sc, zr, row0, first + st * STEP, lane);
       lb_pf_s(sc, zr, row0, first + st * STEP, lane);
       if (!early && grp == 0) lb_pf_x<XS>(x, m, first + st * STEP, lane);
     }
@@ -500,7 +543,7 @@ __device__ __forceinline__ void lb_gemv(
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
   if (first < tiles) {
-    if (!SRES && !LB_SCH)
+    if (LB_SREG)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], first, lb_full(left));
@@ -519,6 +562,7 @@ __device__ __forceinline__ void lb_gemv(
     if (ahead < tiles) {
       lb_issue_tile(ring, stage, csrc, ahead_off, lane, ahead == tiles - 1,
                     once);
+      lb_issue_sg(ring, stage, sc, zr, row0, ahead, lane);
       lb_pf_s(sc, zr, row0, ahead, lane);
       if (grp == 0) lb_pf_x<XS>(x, m, ahead, lane);
     }
@@ -533,12 +577,15 @@ __device__ __forceinline__ void lb_gemv(
     __syncwarp();               // for every lane of the warp
     // LB_LAZY: this thread's two rows of the stage, read where used
     const lb_u4 *const rp[2] = {
-        ring + stage * LB_CHUNKS + g * LB_ROWCH + 2 * t,
-        ring + stage * LB_CHUNKS + (g + 8) * LB_ROWCH + 2 * t};
+        ring + stage * LB_STAGECH + g * LB_ROWCH + 2 * t,
+        ring + stage * LB_STAGECH + (g + 8) * LB_ROWCH + 2 * t};
+    // LB_SRG: this thread's rows of the stage's scales (zeros 16 rows on)
+    const char *const sgp = (const char *)(ring + stage * LB_STAGECH + LB_CHUNKS) +
+                            g * LB_SRING;
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       if (!LB_LAZY) lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
-      if (!SRES && !LB_SCH)
+      if (LB_SREG)
 #pragma unroll
         for (int j = 0; j < LB_TGPT; j++) {
           cur[r].s[j] = nxt[r].s[j];
@@ -548,7 +595,7 @@ __device__ __forceinline__ void lb_gemv(
     // The tile is in registers: its stage can be refilled now.
     if (!LB_LAZY) refill(tile);
     const int next = tile + STEP;
-    if (!SRES && !LB_SCH && next < tiles)
+    if (LB_SREG && next < tiles)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
@@ -573,18 +620,24 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
         for (int f = 0; f < LB_NF; f++)
           xv[f] = XS ? lb_xrow<XS>(xt + dx[f], i, left) : xb[f][ch & 1].v[rr];
-        if (lb_gfirst(lb_gslot(i)) == i) {   // a group starts at this row
+        // A group starts at this row.  (Ring slots past K were not
+        // copied: their rows keep the last group's, and add nothing.)
+        if (lb_gfirst(lb_gslot(i)) == i && (!LB_SRG || lb_full(left) || 32 * i < left)) {
           const int j = lb_gslot(i);
           const int gi = lb_slot_index(tile, j, lb_full(left));
 #pragma unroll
           for (int r = 0; r < 2; r++) {
+            const char *const sp = sgp + 8 * r * LB_SRING;
             const lb_scale_t sv = SRES     ? srow[r][gi]
+                                  : LB_SRG ? reinterpret_cast<const lb_scale_t *>(sp)[j]
                                   : LB_SCH ? sb[ch & 1].s[r][rr]
                                            : cur[r].s[j];
-            const lb_zero_t zv = !LB_ZEROS ? lb_zero_t(0)
-                                 : SRES    ? zrow[r][gi]
-                                 : LB_SCH  ? sb[ch & 1].z[r][rr]
-                                           : cur[r].z[j];
+            const lb_zero_t zv =
+                !LB_ZEROS ? lb_zero_t(0)
+                : SRES    ? zrow[r][gi]
+                : LB_SRG  ? reinterpret_cast<const lb_zero_t *>(sp + 16 * LB_SRING)[j]
+                : LB_SCH  ? sb[ch & 1].z[r][rr]
+                          : cur[r].z[j];
             const float s = lb_scale_f32(sv);
             if (LB_DQB)
               lb_wgroup(s, lb_offset(s, zv), s2[r], b2[r]);

@@ -74,6 +74,11 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         c.xrowb);
   CHECK(c.minb >= 1 && c.minb <= 8, "%s n=%d k=%d: minb %d", name, n, k,
         c.minb);
+  /* scales in the ring: only where a stage outlives its tile's math, and
+  ** never beside resident ones */
+  CHECK(c.sring == 0 || (c.lazy && c.srowb == 0 && c.sring % 16 == 0),
+        "%s n=%d k=%d: ring scales in rows of %d bytes (lazy %d, resident "
+        "rows of %d)", name, n, k, c.sring, c.lazy, c.srowb);
 }
 
 static void check_plan(const lb_recipe *r, const char *name, int n, int k,
@@ -275,6 +280,35 @@ static void check_knob_r(void) {
   lb_recipe_free(r);
 }
 
+/* Scales and zeros travel in the ring where a tile meets many group slots
+** that are not resident (7-bit group 32 at 16384 x 1024), and not where a
+** plan says sr=0 or reads its stages into registers (lazy=0). */
+static void check_ring_scales(void) {
+  static const char text[] =
+      "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+      "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+      "dequant \"(q - z) * s\"\n";
+  static const char *const plans[] = {NULL, "sr=0", "lazy=0"};
+  lb_recipe *r = NULL;
+  int i;
+  if (lb_recipe_load_text("w7.lua", text, strlen(text), &r) != LB_OK) {
+    CHECK(0, "w7.lua: %s", lb_errmsg());
+    return;
+  }
+  for (i = 0; i < 3; i++) {
+    lb_gemv_cfg c;
+    if (lb_plan_gemv(r, 1024, 16384, 1, 132, plans[i], "test", &c) != LB_OK) {
+      CHECK(0, "w7 %s: %s", plans[i] ? plans[i] : "rules", lb_errmsg());
+      continue;
+    }
+    CHECK((c.sring > 0) == (i == 0) && c.sr == (c.sring > 0),
+          "w7 1024 x 16384 %s: ring scales in rows of %d bytes",
+          plans[i] ? plans[i] : "rules", c.sring);
+    check_plan_with(r, "w7", 1024, 16384, 1, 132, plans[i]);
+  }
+  lb_recipe_free(r);
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -314,6 +348,7 @@ int main(void) {
     lb_recipe_free(r);
   }
   check_knob_r();
+  check_ring_scales();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;

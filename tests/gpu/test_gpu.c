@@ -572,6 +572,60 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
   printf("sweep: %d of %d recipes\n", (n - part + parts - 1) / parts, n);
 }
 
+/* Scales and zeros that travel in the ring with their tile's words (lazy
+** plans with many group slots a tile whose scales are not resident: 3- to
+** 7-bit codes in small groups at large K), for formats the shipped
+** recipes do not take there: K off the packing tile, N off a channel
+** group, M = 1..16, f16, bf16 and f32 scales, with and without zeros.
+** Each case's plan must be that one (lb_plan_gemv), so that the check
+** cannot pass on another path. */
+static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
+  static const char *const rec[] = {
+      "name \"ring_w7_g32\"\nactivations \"f16\"\nweights { bits = 7 }\nscales { group = 32 }\n"
+      "zeros { dtype = \"f16\" }\ndequant \"(q - z) * s\"\n",
+      "name \"ring_w7s_g64\"\nactivations \"bf16\"\nweights { bits = 7, signed = true }\n"
+      "scales { group = 64, dtype = \"bf16\" }\nzeros { dtype = \"bf16\" }\n"
+      "dequant \"q * s + z\"\noutput \"f32\"\nepilogue { bias = true }\n",
+      "name \"ring_w6_g32\"\nactivations \"f16\"\nweights { bits = 6 }\nscales { group = 32 }\n"
+      "dequant \"q * s\"\n",
+      "name \"ring_w3_g32_f32\"\nactivations \"f16\"\nweights { bits = 3 }\n"
+      "scales { group = 32, dtype = \"f32\" }\nzeros { dtype = \"f32\" }\n"
+      "dequant \"(q - z) * s\"\n"};
+  /* K = 16.5 tiles of 1024 (two tiles of 512 for 6 bits: 33) */
+  static const int shapes[][3] = {{1, 1000, 16896}, {3, 48, 16896},
+                                  {8, 1000, 16896}, {16, 48, 16896}};
+  uint64_t seed = 0x71a6;
+  size_t i;
+  int s, used = 0;
+  for (i = 0; i < sizeof rec / sizeof rec[0]; i++) {
+    lb_recipe *r = NULL;
+    double worst = 0, worst_rel = 0;
+    if (lb_recipe_load_text("ring.lua", rec[i], strlen(rec[i]), &r) != LB_OK) {
+      GCHECK(0, "ring scales: %s", lb_errmsg());
+      continue;
+    }
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+      const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+      lb_gemv_cfg cfg;
+      double rel = 0, e;
+      if (m > lb_gemv_rows(r)) continue;
+      GCHECK(lb_plan_gemv(r, n, k, m, 132, NULL, "ring_check", &cfg) == LB_OK &&
+                 cfg.sring > 0,
+             "ring scales: %s n=%d k=%d m=%d: the plan does not put them in the "
+             "ring", r->name, n, k, m);
+      used++;
+      e = run_case(ctx, r, m, n, k, seed++ * 7919, r->bias && s % 2,
+                   s % 2 ? stream : NULL, &rel);
+      if (e > worst) worst = e;
+      if (rel > worst_rel) worst_rel = rel;
+    }
+    printf("  ring scales %-16s worst relative error %.2e, error/bound %.2f\n",
+           r->name, worst_rel, worst);
+    lb_recipe_free(r);
+  }
+  GCHECK(used >= 12, "ring scales: %d cases", used);
+}
+
 /* One recipe at one shape, with and without bias, on the default and a
 ** created stream: what compute-sanitizer runs (no cuBLAS in the process,
 ** whose own kernels the sanitizer cannot follow). */
@@ -1001,6 +1055,7 @@ int main(int argc, char **argv) {
   if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
   for (i = 0; i < n; i++) one(ctx, names[i], stream);
   names_first = n > 0 ? names[0] : NULL;
+  ring_check(ctx, stream);
   dump_check(ctx, names_first);
   tune_check(ctx, names_first);
   for (i = 0; i < n; i++)   /* the main job's and a cross-word format */
