@@ -110,12 +110,6 @@ void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
   lb_knobs_text(knob, NKNOB, v, buf, len);
 }
 
-/* What a block keeps in shared memory besides its rings.  Scales and
-** zeros: its rows, each padded by 16 bytes so that the eight rows a load
-** touches fall in different banks; only when a row is whole 16-byte
-** chunks (cp.async) and the rows fit LB_SRES_KB.  Activations: rows of
-** K padded to 128 bytes plus 64, so that the two rows of a quarter warp
-** fall in different banks; as many rows as fit LB_XRES_KB. */
 /* Scales and zeros in the ring: a stage's bytes for them, where a tile
 ** meets many group slots and even one channel group's rows of them would
 ** not be resident: each code row would wait on its scales and zeros from
@@ -135,10 +129,16 @@ static int ring_scales(const lb_format *f, int k) {
   return 16 * (tileb + 16) * arrays;
 }
 
-/* stage: a ring stage's bytes for words; sst: for the tile's scales
-** (ring_scales), which the stages take where they fit the warps and
-** stages planned for the words alone (a16w5_g64 at 16384 x 1024 on an
-** H100: 4 warps a block cut to 2 to make room, 15.3 -> 18.7 us). */
+/* What a block keeps in shared memory besides its rings.  Scales and
+** zeros: its rows, each padded by 16 bytes so that the eight rows a load
+** touches fall in different banks; only when a row is whole 16-byte
+** chunks (cp.async) and the rows fit LB_SRES_KB.  Activations: rows of
+** K padded to 128 bytes plus 64, so that the two rows of a quarter warp
+** fall in different banks; as many rows as fit LB_XRES_KB.  stage: a
+** ring stage's bytes for words; sst: for the tile's scales (ring_scales),
+** which the stages take where they fit the warps and stages planned for
+** the words alone (a16w5_g64 at 16384 x 1024 on an H100: 4 warps a block
+** cut to 2 to make room, 15.3 -> 18.7 us). */
 static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
                           int stage, int sst) {
   int rowb = lb_format_groups(f, k) * f->ssize;
@@ -149,7 +149,8 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   /* (never resident: ring_scales; a stage read into registers, lazy 0,
   ** is refilled before its tile's math) */
   if (sst > 0 && cfg->sr && cfg->lazy &&
-      (ring + cfg->warps * cfg->stages * sst) * cfg->fold <= LB_RING_KB * 1024) {
+      (ring + cfg->warps * cfg->stages * sst) * cfg->fold <=
+          LB_RING_KB * 1024) {
     cfg->sring = f->gpt * f->ssize + 16;
     ring += cfg->warps * cfg->stages * sst;
   }
@@ -189,7 +190,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
   /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
-  ** pad chunk per row (the tile's scales too where they fit: ring_scales).  Keep the block's ring within LB_RING_KB (every
+  ** pad chunk per row (and the tile's scales where they fit:
+  ** ring_scales).  Keep the block's ring within LB_RING_KB (every
   ** sm_80..sm_90 part gives a block that much): fewer warps per block for
   ** wide codes, then as many stages as fit, one to LB_MAX_STAGES.  A
   ** stage is refilled as soon as its tile is in registers, so one stage
@@ -296,9 +298,9 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
   ** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
   ** 2048 (8192 x 2048: 20.7 / 19.0). */
-  if (sst > 0 && cfg->lazy &&
-      cfg->warps * cfg->stages * (stage + sst) * cfg->fold <= LB_RING_KB * 1024) {
-    int blocks = (groups + cfg->warps / cfg->split - 1) / (cfg->warps / cfg->split);
+  if (sst > 0 && cfg->lazy && cfg->warps * cfg->stages * (stage + sst) *
+                                      cfg->fold <= LB_RING_KB * 1024) {
+    const int per = cfg->warps / cfg->split, blocks = (groups + per - 1) / per;
     cfg->pf = 2;
     while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= 2 * sms &&
            tiles >= cfg->split * cfg->cluster * 2)
@@ -323,7 +325,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
               (cfg->warps / cfg->split);
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
   plan_resident(f, k, cfg, stage, sst);
-  cfg->sr = cfg->sring > 0;   /* as built: plans that differ only here are one */
+  cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
   if (cfg->xs_m > LB_MAX_M * cfg->nf) cfg->xs_m = LB_MAX_M * cfg->nf;
   return LB_OK;
 }

@@ -89,10 +89,11 @@ constexpr bool LB_SRG = LB_SRING > 0;
 constexpr int LB_SBT = LB_GPT * (int)sizeof(lb_scale_t);   // a row's slots
 constexpr int LB_STAGECH =
     LB_CHUNKS + (LB_SRG ? 16 * LB_SRING * (LB_ZEROS ? 2 : 1) / 16 : 0);
-static_assert(!LB_SRG || (LB_LAZY && LB_SBT % 16 == 0 && LB_SRING == LB_SBT + 16 &&
-                          (!LB_ZEROS || sizeof(lb_zero_t) == sizeof(lb_scale_t)) &&
-                          lb_groups(LB_K) * (int)sizeof(lb_scale_t) % 16 == 0),
-              "ring scales: a lazy stage, rows of whole 16-byte chunks (the planner's)");
+static_assert(!LB_SRG ||
+                  (LB_LAZY && LB_SBT % 16 == 0 && LB_SRING == LB_SBT + 16 &&
+                   (!LB_ZEROS || sizeof(lb_zero_t) == sizeof(lb_scale_t)) &&
+                   lb_groups(LB_K) * (int)sizeof(lb_scale_t) % 16 == 0),
+              "ring scales: a lazy stage, rows of whole 16-byte chunks");
 
 // off: the tile's first word within a channel (tile * 32 * LB_WORDS).
 // A last tile that K does not fill needs only the words of its live code
@@ -125,8 +126,8 @@ __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
 constexpr bool LB_SRES = LB_SROWB > 0;
 constexpr bool LB_SCH = !LB_SRES && !LB_SRG && LB_GPT > 2;
 // a tile ahead in registers (none of the above)
-constexpr bool LB_SREG = !LB_SRES && !LB_SRG && !LB_SCH;
-constexpr int LB_TGPT = LB_SREG ? LB_GPT : 1;   // slots per rowtile
+constexpr bool LB_SAHEAD = !LB_SRES && !LB_SRG && !LB_SCH;
+constexpr int LB_TGPT = LB_SAHEAD ? LB_GPT : 1;   // slots per rowtile
 
 // The tile's slots into stage `stage` (LB_SRG), in the words' copy group:
 // rows row0.. (past N: the last), chunks past K's last group not copied
@@ -138,8 +139,9 @@ __device__ __forceinline__ void lb_issue_sg(lb_u4 *ring, int stage,
   if constexpr (LB_SRG) {
     constexpr int PR = LB_SRG ? LB_SBT / 16 : 1, ng = lb_groups(LB_K);
     const int g0 = tile * LB_GPT;
-    const int live = LB_K % LB_TILE == 0 ? LB_SBT
-                                         : min(LB_GPT, ng - g0) * (int)sizeof(lb_scale_t);
+    const int live = LB_K % LB_TILE == 0
+                         ? LB_SBT
+                         : min(LB_GPT, ng - g0) * (int)sizeof(lb_scale_t);
     char *const dst = (char *)(ring + stage * LB_STAGECH + LB_CHUNKS);
 #pragma unroll
     for (int c = lane; c < 16 * PR; c += 32) {
@@ -543,7 +545,7 @@ __device__ __forceinline__ void lb_gemv(
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
   if (first < tiles) {
-    if (LB_SREG)
+    if (LB_SAHEAD)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], first, lb_full(left));
@@ -585,7 +587,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       if (!LB_LAZY) lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
-      if (LB_SREG)
+      if (LB_SAHEAD)
 #pragma unroll
         for (int j = 0; j < LB_TGPT; j++) {
           cur[r].s[j] = nxt[r].s[j];
@@ -595,7 +597,7 @@ __device__ __forceinline__ void lb_gemv(
     // The tile is in registers: its stage can be refilled now.
     if (!LB_LAZY) refill(tile);
     const int next = tile + STEP;
-    if (LB_SREG && next < tiles)
+    if (LB_SAHEAD && next < tiles)
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
@@ -622,22 +624,25 @@ __device__ __forceinline__ void lb_gemv(
           xv[f] = XS ? lb_xrow<XS>(xt + dx[f], i, left) : xb[f][ch & 1].v[rr];
         // A group starts at this row.  (Ring slots past K were not
         // copied: their rows keep the last group's, and add nothing.)
-        if (lb_gfirst(lb_gslot(i)) == i && (!LB_SRG || lb_full(left) || 32 * i < left)) {
+        if (lb_gfirst(lb_gslot(i)) == i &&
+            (!LB_SRG || lb_full(left) || 32 * i < left)) {
           const int j = lb_gslot(i);
           const int gi = lb_slot_index(tile, j, lb_full(left));
 #pragma unroll
           for (int r = 0; r < 2; r++) {
-            const char *const sp = sgp + 8 * r * LB_SRING;
+            const lb_scale_t *const rs =   // (LB_SRG) this row's slots
+                reinterpret_cast<const lb_scale_t *>(sgp + 8 * r * LB_SRING);
+            const lb_zero_t *const rz =
+                reinterpret_cast<const lb_zero_t *>(sgp + (16 + 8 * r) * LB_SRING);
             const lb_scale_t sv = SRES     ? srow[r][gi]
-                                  : LB_SRG ? reinterpret_cast<const lb_scale_t *>(sp)[j]
+                                  : LB_SRG ? rs[j]
                                   : LB_SCH ? sb[ch & 1].s[r][rr]
                                            : cur[r].s[j];
-            const lb_zero_t zv =
-                !LB_ZEROS ? lb_zero_t(0)
-                : SRES    ? zrow[r][gi]
-                : LB_SRG  ? reinterpret_cast<const lb_zero_t *>(sp + 16 * LB_SRING)[j]
-                : LB_SCH  ? sb[ch & 1].z[r][rr]
-                          : cur[r].z[j];
+            const lb_zero_t zv = !LB_ZEROS ? lb_zero_t(0)
+                                 : SRES    ? zrow[r][gi]
+                                 : LB_SRG  ? rz[j]
+                                 : LB_SCH  ? sb[ch & 1].z[r][rr]
+                                           : cur[r].z[j];
             const float s = lb_scale_f32(sv);
             if (LB_DQB)
               lb_wgroup(s, lb_offset(s, zv), s2[r], b2[r]);
