@@ -66,8 +66,8 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[9] >= 0) cfg->pf = v[9];
   if (v[10] >= 0) cfg->sr = v[10];
   /* words read where they are used keep the stage busy through the
-  ** tile's math: two stages at least (the template's invariant; the
-  ** rules' warps leave room for two) */
+  ** tile's math: two stages at least (the rules' warps leave room for
+  ** two; plan() keeps one where a warp has one tile) */
   {
     const int least = cfg->lazy ? 2 : 1;
     if (cfg->stages < least) cfg->stages = least;
@@ -321,6 +321,19 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
     cfg->cluster /= 2;
   fold_fit(cfg, stage);
+  /* A warp with one tile refills nothing: one stage, half the shared
+  ** memory of two, where the blocks outnumber the SMs.  H100, a16w7_g32
+  ** at 256 x 16384 (K a quarter of a tile): blocks of 2 warps and two
+  ** 7-word stages took 58 KB, 3 blocks an SM, and the 512 blocks ran in
+  ** two waves; one stage: 8.1 -> 7.4 us at M = 1, 8.7 -> 8.4 at M = 8
+  ** (cuBLAS 8.4).  Not for a few blocks (1024 x 256, 8 blocks: 7.3 -> 7.5)
+  ** nor clusters (a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
+  ** share SMs that larger ones keep apart. */
+  {
+    const int per = cfg->warps / cfg->split, blocks = (groups + per - 1) / per;
+    if (cfg->lazy && cfg->cluster == 1 && tiles <= cfg->split && blocks > sms)
+      cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
+  }
   cfg->grid = (groups + cfg->warps / cfg->split - 1) /
               (cfg->warps / cfg->split);
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */

@@ -156,7 +156,8 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 ** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
 **   split  warps sharing a channel group's tiles (1, 2, 4, 8)
-**   stages  ring depth (1 .. 8)    minb, xminb  blocks an SM asked of
+**   stages  ring depth (1 .. 8; 1 where a warp has one tile and the
+**   blocks outnumber the SMs)    minb, xminb  blocks an SM asked of
 **   ptxas for lb_gemv and lb_gemv_xs (1 .. 8)    xres  KB of resident x
 **   (0 .. 160)    lazy  words read where used (0, 1)    cluster  blocks
 **   of a cluster splitting K on sm_90 (1, 2, 4, 8)    fold  before sm_90,
