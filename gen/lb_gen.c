@@ -129,6 +129,21 @@ static int ring_scales(const lb_format *f, int k) {
   return 16 * (tileb + 16) * arrays;
 }
 
+/* Whether plan c's stages take the tile's scales too (sst bytes of them
+** a stage, ring_scales; 0: not this format): stages the tile's math
+** keeps (lazy), with room beside the words (stage bytes) of its warps'
+** stages, in LB_RING_KB. */
+static int ring_takes(const lb_gemv_cfg *c, int stage, int sst) {
+  return sst > 0 && c->lazy &&
+         c->warps * c->stages * (stage + sst) * c->fold <= LB_RING_KB * 1024;
+}
+
+/* The blocks of plan c for `groups` channel groups (a cluster's as many). */
+static int channel_blocks(const lb_gemv_cfg *c, int groups) {
+  const int per = c->warps / c->split;
+  return (groups + per - 1) / per;
+}
+
 /* What a block keeps in shared memory besides its rings.  Scales and
 ** zeros: its rows, each padded by 16 bytes so that the eight rows a load
 ** touches fall in different banks; only when a row is whole 16-byte
@@ -148,9 +163,7 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   cfg->srowb = cfg->sring = 0;
   /* (never resident: ring_scales; a stage read into registers, lazy 0,
   ** is refilled before its tile's math) */
-  if (sst > 0 && cfg->sr && cfg->lazy &&
-      (ring + cfg->warps * cfg->stages * sst) * cfg->fold <=
-          LB_RING_KB * 1024) {
+  if (cfg->sr && ring_takes(cfg, stage, sst)) {
     cfg->sring = f->gpt * f->ssize + 16;
     ring += cfg->warps * cfg->stages * sst;
   }
@@ -264,7 +277,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** source says so only for sm_90 (LB_CLUSTER), older parts keep one
   ** block per channel block. */
   {
-    int blocks = (groups + warps / split - 1) / (warps / split);
+    const int blocks = channel_blocks(cfg, groups);
     cfg->cluster = 1;
     while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= sms &&
            tiles >= split * cfg->cluster * 2)
@@ -298,9 +311,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
   ** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
   ** 2048 (8192 x 2048: 20.7 / 19.0). */
-  if (sst > 0 && cfg->lazy && cfg->warps * cfg->stages * (stage + sst) *
-                                      cfg->fold <= LB_RING_KB * 1024) {
-    const int per = cfg->warps / cfg->split, blocks = (groups + per - 1) / per;
+  if (ring_takes(cfg, stage, sst)) {
+    const int blocks = channel_blocks(cfg, groups);
     cfg->pf = 2;
     while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= 2 * sms &&
            tiles >= cfg->split * cfg->cluster * 2)
@@ -329,13 +341,9 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** (cuBLAS 8.4).  Not for a few blocks (1024 x 256, 8 blocks: 7.3 -> 7.5)
   ** nor clusters (a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
   ** share SMs that larger ones keep apart. */
-  {
-    const int per = cfg->warps / cfg->split, blocks = (groups + per - 1) / per;
-    if (cfg->lazy && cfg->cluster == 1 && tiles <= cfg->split && blocks > sms)
-      cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
-  }
-  cfg->grid = (groups + cfg->warps / cfg->split - 1) /
-              (cfg->warps / cfg->split);
+  cfg->grid = channel_blocks(cfg, groups);
+  if (cfg->lazy && cfg->cluster == 1 && tiles <= cfg->split && cfg->grid > sms)
+    cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */

@@ -296,6 +296,20 @@ static void check_ring_scales(void) {
     CHECK(0, "w7.lua: %s", lb_errmsg());
     return;
   }
+  /* one stage where each warp has one tile and the blocks outnumber the
+  ** SMs (256 x 16384), two where they are few (1024 x 256) or clustered
+  ** (8192 x 48) */
+  {
+    static const int shp[3][3] = {{16384, 256, 1}, {256, 1024, 2}, {48, 8192, 2}};
+    for (i = 0; i < 3; i++) {
+      lb_gemv_cfg c;
+      CHECK(lb_plan_gemv(r, shp[i][0], shp[i][1], 1, 132, NULL, "test", &c) ==
+                    LB_OK &&
+                c.stages == shp[i][2],
+            "w7 %d x %d: %d stage(s), not %d", shp[i][1], shp[i][0], c.stages,
+            shp[i][2]);
+    }
+  }
   for (i = 0; i < 3; i++) {
     lb_gemv_cfg c;
     if (lb_plan_gemv(r, 1024, 16384, 1, 132, plans[i], "test", &c) != LB_OK) {
