@@ -55,7 +55,7 @@ static int words_max(const lb_layout *lay, int r) {
 ** not) (templates/gemm.cu's LB_STAGE_B, which a static_assert holds to
 ** this). */
 static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
-  return c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16 +
+  return (c->wr ? 0 : c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16) +
          c->bm * (64 * r + (r >= 2 && !c->wg ? 64 : 0));
 }
 
@@ -65,14 +65,14 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** their ranges, the values lowbit tune tries and the order plans are
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
-enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_PLAIN, NKNOB };
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
     {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
-    {"plain", 0, 1, 0, 0, {0}}};
+    {"wr", 0, 1, 0, 2, {0, 1}},         {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -124,7 +124,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     int arrays = f->zeros ? 2 : 1;
     c->srowb = 0;
     if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
-        c->bn * (rowb + 16) * arrays <= 32 * 1024)
+        c->bn * (rowb + 16) * arrays <= (c->wr ? 64 : 32) * 1024)
       c->srowb = rowb + 16;
     c->sres = c->bn * c->srowb * arrays;
   }
@@ -135,7 +135,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
-    if (c->r > 1) {
+    if (c->r > (c->wr ? 2 : 1)) {
       c->r /= 2;
     } else if (st_lo >= 2) {
       break;
@@ -246,17 +246,37 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
 ** (mma.sync 24.4 and 481.1).  docs/architecture.md
 ** ("The wgmma plan") says what was tried. */
+/* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
+** the rule: from 65 rows, for codes a packing tile holds 8 rows of or
+** fewer (4- and 8-bit), whose sub-stages' code stays one copy per
+** sub-stage of a tile (LB_QFIX) within NVRTC's second; wider tiles (1-,
+** 2-, 3-, 5- to 7-bit codes) took 1.1 to 1.9 s to compile that way.
+** Measured on an H100 (lowbit bench, LOWBIT_GEMM=wg=1,wr=1 against the
+** mma.sync rule, 2026-11-25), a16w4_g128 8192 x 8192: M = 128 82.1 ->
+** 58.3 us, M = 256 148.9 -> 96.2, M = 1024 514.5 -> 358.7; a16w8_channel
+** 73.2 -> 53.5, 133.2 -> 85.9, 458.0 -> 328.7; bf16w4_g128 as a16w4; at
+** M = 96 and 128 on 4096 x 14336, 14336 x 4096 and 4096 x 4096 34 to 47%
+** faster (a16w4 86.7 -> 51.1 us at 4096 x 14336, M = 128).  At 33..64
+** rows it measured the same as mma.sync (43.4 us, a16w4 8192 x 8192,
+** r=4), at 17..32 2% slower: not the rule there. */
+static int wr_rule(const lb_format *f, int bucket) {
+  return bucket >= 3 && f->lay.codes <= 8;
+}
+
 static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
                     lb_gemm_cfg *c) {
   memset(c, 0, sizeof *c);
   c->wg = 1;
+  c->wr = pick(kn, K_WR, wr_rule(f, bucket));
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, bucket >= 3 ? 8 : 4);
-  c->warps_k = pick(kn, K_WK, bucket <= 1 ? 2 : 1);
+  /* (words in registers: one warpgroup a code row, each loads its own) */
+  c->warps_k = pick(kn, K_WK, bucket <= 1 && !c->wr ? 2 : 1);
   c->r = bucket <= 2 ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
+  if (c->wr && c->r < 2) c->r = 2;   /* whole 128-byte rows of x (swizzle) */
   fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
 }
 
@@ -311,8 +331,8 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
   if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= 2 &&
-      2 * (2 * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
-    c->stages = 2;
+      2 * ((2 + c->wr) * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
+    c->stages = 2 + c->wr;   /* (wr: one more, which a sub-stage's wgmmas hold) */
     c->per_sm = 2;
   }
   {
@@ -347,6 +367,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                          const char *from, lb_format *f, knobs *kn,
                          lb_gemm_plans *p) {
   lb_status st;
+  int use_wg;
   if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
   if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
@@ -359,15 +380,36 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     finish(f, n, k, bucket, LB_SMEM_LO_KB, kn, &p->lo);
   }
   /* sm_90's plan: mma.sync's, as on the other 160 KB parts, unless the
-  ** plan says wg=1 (plan_wg: slower today at every bucket measured) */
-  if (kn->v[K_WG] == 1 &&
-      (pick(kn, K_WN, 4) % 4 != 0 || pick(kn, K_WM, 1) != 1))
-    return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps come "
-                   "in warpgroups along channels: wn 4 or 8, wm 1", from,
-                   plan);
-  if (kn->v[K_WG] == 1) {
+  ** plan says wg=1, or the rule takes wgmma with the words in registers
+  ** (wr_rule; not where the plan's warps are mma.sync's) */
+  {
+    const int wgwarps = pick(kn, K_WN, 4) % 4 == 0 && pick(kn, K_WM, 1) == 1;
+    if (kn->v[K_WG] == 1 && !wgwarps)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps "
+                     "come in warpgroups along channels: wn 4 or 8, wm 1",
+                     from, plan);
+    if (kn->v[K_WR] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
+      return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
+                     "is a wgmma plan's: not with wg=0, and warps in "
+                     "warpgroups (wn 4 or 8, wm 1)", from, plan);
+    use_wg = kn->v[K_WG] == 1 ||
+             (kn->v[K_WG] < 0 && wgwarps && pick(kn, K_WR, wr_rule(f, bucket)) == 1);
+  }
+  if (use_wg) {
     plan_wg(f, k, bucket, kn, &p->wg);
+    if (p->wg.wr && p->wg.warps_k > 1)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
+                     "takes one warpgroup a code row: wk=1", from, plan);
     finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->wg);
+    /* wr=1 keeps a third stage for the wgmmas still reading one: where
+    ** that does not fit the rule's is mma.sync's, a plan's is refused */
+    if (p->wg.wr && p->wg.stages < 3) {
+      if (kn->v[K_WG] == 1 || kn->v[K_WR] == 1)
+        return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in "
+                       "registers) needs three stages or more (%d of %d "
+                       "bytes)", from, plan, p->wg.stages, p->wg.stage);
+      p->wg = p->hi;
+    }
   } else {
     p->wg = p->hi;
   }
@@ -439,14 +481,16 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k,
     "constexpr bool LB_WG = %s;   // MMA by wgmma (LOWBIT_GEMM wg)\n"
     "constexpr bool LB_CSUM = %s;   // split-K's sums meet in a cluster "
     "(LOWBIT_GEMM cl)\n"
-    "constexpr int LB_MINB = %d;   // blocks an SM asked of ptxas\n",
+    "constexpr int LB_MINB = %d;   // blocks an SM asked of ptxas\n"
+    "constexpr bool LB_WREG = %s;   // words to registers, not the stages "
+    "(LOWBIT_GEMM wr)\n",
     c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
     lb_format_groups(f, k), c->stage, c->srowb, c->stages,
     c->wg ? "true" : "false", c->csum ? "true" : "false",
-    c->wg && c->bm <= 64 ? c->fit : 1);
+    c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false");
 }
 
 /* wgmma m64nNk16 for the sm_90a plan's N = 8 nf rows: its accumulators
@@ -596,6 +640,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_BS] = c->per_sm;
   v[K_WG] = c->wg;
   v[K_CL] = c->csum;
+  v[K_WR] = c->wr;
   v[K_PLAIN] = -1;
 }
 

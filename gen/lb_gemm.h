@@ -44,6 +44,7 @@ typedef struct lb_gemm_cfg {
                           ** 2: split-K fills that many (lb_gemm_splits) */
   int wg;                 /* MMA by wgmma, warps in warpgroups (sm_90a) */
   int csum;               /* split-K's sums meet in a cluster (sm_90) */
+  int wr;                 /* words go to registers, not the stages (wg) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the

@@ -78,9 +78,11 @@ constexpr int LB_ROWW = LB_TILES * 32 * LB_WORDS;   // words per channel
 // different banks (two for wgmma's 8-byte reads: the 4 rows a half warp
 // reads); LB_BM rows of 32 LB_R activations padded to 64 bytes past a
 // multiple of 128 for the same reason (wgmma: no pad, core matrices).
+// (LB_WREG: the words go to registers, not to the stages.)
 constexpr int LB_WROWC = LB_WS * 8 + (LB_WG ? 2 : 1);     // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 && !LB_WG ? 64 : 0);  // bytes per row
-constexpr int LB_STAGE_B = LB_BN * LB_WROWC * 16 + LB_BM * LB_XROWB;
+constexpr int LB_WSTAGE_B = LB_WREG ? 0 : LB_BN * LB_WROWC * 16;
+constexpr int LB_STAGE_B = LB_WSTAGE_B + LB_BM * LB_XROWB;
 
 // First word (of a packing tile) that sub-stage q of it reads, and how many
 // it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
@@ -107,6 +109,8 @@ static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 
               "the K-split sums fit the pipeline's shared memory");
 static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
 static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
+static_assert(!LB_WREG || (LB_WG && LB_STAGES >= 3),
+              "words in registers: wgmma plans, three stages (one a sub-stage's wgmmas hold)");
 static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
               "split-K in a cluster: the block's sums fit the pipeline's shared memory");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
@@ -140,6 +144,12 @@ __device__ __forceinline__ void lb_wg_wait() {
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 #endif
 }
+// (all but the last group: the sub-stage before may still multiply)
+__device__ __forceinline__ void lb_wg_wait1() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+#endif
+}
 __device__ __forceinline__ void lb_proxy_fence() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -149,7 +159,21 @@ __device__ __forceinline__ void lb_proxy_fence() {
 // activations at shared address xs: no swizzle, leading offset (next 8
 // k-values) LB_BM x 16 bytes, stride (next 8 rows) 128 bytes; in 16-byte
 // units.
+//
+// With the words in registers (LB_WREG) the activations take the 128-byte
+// swizzle instead: rows of 64 k-values (128 bytes), 8 rows an atom of
+// 1024 bytes, chunk j of row r at chunk j ^ (r % 8); atom a (k-values
+// 64 a..) of the stage at a LB_BM 128 bytes.  Eight threads copy a row's
+// 128 bytes and store them to eight different banks (unswizzled, a row's
+// chunks are LB_BM 16 bytes apart, in the same banks: ncu counted 7 of
+// every 8 wavefronts of those copies excessive, a16w4 at M = 128).  The
+// descriptor: stride 1024 bytes (next 8 rows), a 16-k step 32 bytes on
+// within its atom.
+constexpr bool LB_XSW = LB_WREG;
 __device__ __forceinline__ unsigned long long lb_xdesc(unsigned xs, int kc) {
+  if constexpr (LB_XSW)
+    return (unsigned long long)(((xs + kc / 8 * LB_BM * 128 + kc % 8 * 16) >> 4) & 0x3fff) |
+           1ull << 16 | 64ull << 32 | 1ull << 62;
   return (unsigned long long)(((xs + kc * LB_BM * 16) >> 4) & 0x3fff) |
          (unsigned long long)LB_BM << 16 | 8ull << 32;
 }
@@ -184,6 +208,8 @@ static_assert((LB_THREADS & (LB_THREADS - 1)) == 0 && (LB_XPR & (LB_XPR - 1)) ==
               "threads and chunks a row are powers of two (one divides the other)");
 static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a word");
 static_assert(!LB_WG || LB_XPR % 2 == 0, "wgmma: a row's chunks come in pairs");
+static_assert(!LB_XSW || (LB_XPR % 8 == 0 && LB_STAGE_B % 1024 == 0),
+              "swizzled activations: whole 128-byte rows, stages of whole atoms");
 
 // wgmma's activations: chunk c of a sub-stage is k-chunk 2 (c / 2 / LB_BM)
 // + c % 2 of row c / 2 % LB_BM: two threads read a row's 32 bytes (a whole
@@ -211,7 +237,7 @@ __device__ __forceinline__ lb_copy lb_copy_of(const unsigned *wq,
   const int tid = threadIdx.x, xr = tid / LB_XPR, xj = tid % LB_XPR, wr = tid / 8;
   c.x = x + (long long)(m0 + xr) * LB_K + 8 * xj;   // (not wgmma's: lb_xrow)
   c.w = wq + (long long)min(n0 + wr, LB_N - 1) * LB_ROWW + 4 * (tid % 8);
-  c.xs = LB_BN * LB_WROWC * 16 + (LB_WG ? 0 : xr * LB_XROWB + 16 * xj);
+  c.xs = LB_WSTAGE_B + (LB_WG ? 0 : xr * LB_XROWB + 16 * xj);
   c.wsm = (wr * LB_WROWC + tid % 8) * 16;
   return c;
 }
@@ -229,7 +255,17 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
   const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
 #pragma unroll
-  for (int e = 0; e < LB_XPER && LB_WG; e++) {
+  for (int e = 0; e < LB_XPER && LB_XSW; e++) {
+    const int ch = (int)threadIdx.x + e * LB_THREADS;
+    if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
+    const int j8 = ch % 8, row = ch / 8 % LB_BM, a = ch / (8 * LB_BM), j = 8 * a + j8;
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    const int rr = full_m ? m0 + row : min(m0 + row, m - 1);
+    lb_cp16(sbuf + c.xs + (a * LB_BM + row) * 128 + (j8 ^ (row % 8)) * 16,
+            x + (long long)rr * LB_K + k0 + 8 * j);
+  }
+#pragma unroll
+  for (int e = 0; e < LB_XPER && LB_WG && !LB_XSW; e++) {
     const int ch = (int)threadIdx.x + e * LB_THREADS;
     if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
     const int row = lb_xrow(ch), j = lb_xcol(ch);
@@ -251,7 +287,7 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
   }
   const unsigned *const wk = c.w + wr * 32;
 #pragma unroll
-  for (int e = 0; e < LB_WPER; e++) {
+  for (int e = 0; e < LB_WPER && !LB_WREG; e++) {
     if (LB_WCHUNKS % LB_THREADS != 0 && threadIdx.x + e * LB_THREADS >= LB_WCHUNKS) break;
     const unsigned *src = wk + (long long)lb_erow(e, 8) * LB_ROWW;
     if (LB_N % LB_BN != 0 && !full_n) {
@@ -265,6 +301,45 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
           (LB_TILES % LB_TPS == 0 || wr + w < LB_TILES * LB_WORDS))
         lb_cp16(sbuf + c.wsm + (lb_erow(e, 8) * LB_WROWC + 8 * w) * 16, src + 32 * w);
   }
+}
+
+// LB_WREG (wgmma plans): a sub-stage's words go from global memory
+// straight to the registers that make its A operands, a sub-stage ahead,
+// and never through shared memory: each is read by one thread only, and
+// the stages' copies and 8-byte shared loads of them had kept the MIO
+// queue full (ncu, a16w4 at M = 16: mio_throttle 1.6 cycles an
+// instruction).  [word][group][row g, g + 8][half h][lanes 2t.. or 2t + 8..]
+struct lb_words {
+  uint2 v[LB_WREG ? LB_WS : 1][LB_MJ][2][2][2];
+};
+__device__ __forceinline__ uint2 lb_ldg_once(const unsigned *p, unsigned long long pol) {
+  uint2 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+               : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ void lb_load_words(lb_words &wv, const unsigned *wq,
+                                              const int (&chs)[LB_MJ][2], int t,
+                                              int ss, unsigned long long pol) {
+  const int wr = LB_BITS * LB_R * ss / 32;   // the sub-stage's first word row
+#pragma unroll
+  for (int w = 0; w < (LB_WREG ? LB_WS : 0); w++)
+#pragma unroll
+    for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+      for (int r = 0; r < 2; r++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+          for (int c = 0; c < 2; c++) {
+            // (a word past the row's last tile is never used: not read)
+            if (LB_TILES % LB_TPS != 0 && wr + w >= LB_TILES * LB_WORDS) {
+              wv.v[w][j][r][h][c] = make_uint2(0u, 0u);
+              continue;
+            }
+            wv.v[w][j][r][h][c] = lb_ldg_once(
+                wq + (long long)chs[j][r] * LB_ROWW + 32 * (wr + w) + 16 * h + 8 * c + 2 * t, pol);
+          }
 }
 
 // Raw scales and zeros of the groups a sub-stage meets, for this thread's
@@ -311,13 +386,16 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
 // for codes wider than 4 bits; 7-bit codes at 17..32 rows took 0.99 s to
 // compile fixed, 0.36 not; 3-bit ones ran 43.6 us fixed at 32 rows, 55.6
 // not, a16w3 8192 x 8192 on an H100).
-constexpr bool LB_QFIX = LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
+// With the words in registers (LB_WREG) it is always fixed: a word's place
+// in them must be a constant.
+constexpr bool LB_QFIX =
+    LB_WREG || LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
 
 template <int WK, int Q>
 __device__ __forceinline__ void lb_rows(
     float (&acc)[LB_ACCS][LB_MJ][LB_MF][4],
     const unsigned (&s2v)[LB_GSS][LB_MJ][2],
-    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const char *wrow,
+    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const lb_words &wreg, const char *wrow,
     const char *xrow, int qr, int k0, int g0) {
   const int q = Q < 0 ? qr : Q;
   const int w0 = lb_ss_w0(q);
@@ -327,7 +405,18 @@ __device__ __forceinline__ void lb_rows(
   constexpr bool PRE = LB_WG && Q >= 0;
   constexpr int PNW = PRE ? lb_ss_nw(Q < 0 ? 0 : Q) : 1;
   uint2 wv[PNW][LB_MJ][2][2][2];
-  if constexpr (PRE) {
+  if constexpr (PRE && LB_WREG) {
+#pragma unroll
+    for (int w = 0; w < PNW; w++)
+#pragma unroll
+      for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int c = 0; c < 2; c++) wv[w][j][r][h][c] = wreg.v[w][j][r][h][c];
+  } else if constexpr (PRE) {
 #pragma unroll
     for (int w = 0; w < PNW; w++)
 #pragma unroll
@@ -441,16 +530,16 @@ template <int WK, int Q>
 __device__ __forceinline__ void lb_pick_rows(
     int wk, int q, float (&acc)[LB_ACCS][LB_MJ][LB_MF][4],
     const unsigned (&s2v)[LB_GSS][LB_MJ][2],
-    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const char *wrow,
+    const unsigned (&b2v)[LB_GSS][LB_MJ][2], const lb_words &wreg, const char *wrow,
     const char *xrow, int k0, int g0) {
   if (wk != WK) {
     if constexpr (WK + 1 < LB_WARPS_K)
-      lb_pick_rows<WK + 1, Q>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+      lb_pick_rows<WK + 1, Q>(wk, q, acc, s2v, b2v, wreg, wrow, xrow, k0, g0);
   } else if (Q >= 0 && q != Q) {
     if constexpr (Q >= 0 && Q + 1 < LB_NQ)
-      lb_pick_rows<WK, Q + 1>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+      lb_pick_rows<WK, Q + 1>(wk, q, acc, s2v, b2v, wreg, wrow, xrow, k0, g0);
   } else {
-    lb_rows<WK, Q>(acc, s2v, b2v, wrow, xrow, q, k0, g0);
+    lb_rows<WK, Q>(acc, s2v, b2v, wreg, wrow, xrow, q, k0, g0);
   }
 }
 
@@ -459,7 +548,7 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     float *__restrict__ ws) {
-  extern __shared__ __align__(16) char lb_smem[];
+  extern __shared__ __align__(1024) char lb_smem[];   // (LB_XSW: whole atoms)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
   // taking alternate code rows of each sub-stage (more warps on the same
@@ -526,9 +615,17 @@ __device__ __forceinline__ void lb_gemm_body(
   lb_wait_prior();
   const lb_copy cp = lb_copy_of(wq, x, n0, m0);
   const bool full_m = m0 + LB_BM <= m, full_n = n0 + LB_BN <= LB_N;
-  // Prologue: LB_STAGES - 1 sub-stages in flight.
+  // Prologue: LB_STAGES - 1 sub-stages in flight (LB_WREG: LB_STAGES - 2,
+  // the last stage being the one whose wgmmas may still read it).
+  constexpr int LAG = LB_WREG ? 2 : 1;   // sub-stages behind that a refill takes
+  // (words two sub-stages ahead: one left the loop waiting on them,
+  // ncu long_scoreboard, a16w4 at M = 128 with 8 warps an SM)
+  lb_words wnext = {}, wnext2 = {};
+  const unsigned long long pol = lb_read_once();
+  if (LB_WREG) lb_load_words(wnext, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
+  if (LB_WREG && ns > 1) lb_load_words(wnext2, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
 #pragma unroll
-  for (int s = 0; s < LB_STAGES - 1; s++) {
+  for (int s = 0; s < LB_STAGES - LAG; s++) {
     if (s < ns)
       lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), cp, wq, x, n0, m0, m, full_m, full_n);
     lb_cp_commit();
@@ -538,15 +635,23 @@ __device__ __forceinline__ void lb_gemm_body(
 
   int buf = 0;
   for (int ss = 0; ss < ns; ss++) {
-    lb_cp_wait<LB_STAGES - 2>();   // sub-stage ss has landed (this thread's
+    // The words of this sub-stage, and the next's on their way.
+    const lb_words wcur = wnext;
+    wnext = wnext2;
+    if (LB_WREG && ss + 2 < ns) lb_load_words(wnext2, wq, chs, t, lb_rot(ss + 2, rot, s0, ns), pol);
+    lb_cp_wait<LB_STAGES - LAG - 1>();   // sub-stage ss has landed (this thread's
     if (LB_WG) {                   // copies), for every thread; and every
-      lb_proxy_fence();            // thread is done with sub-stage ss - 1
-      lb_wg_wait();                // (wgmma: its reads of shared memory too)
+      lb_proxy_fence();            // thread is done with sub-stage ss - LAG
+      if (LB_WREG)                 // (wgmma: its reads of shared memory too;
+        lb_wg_wait1();             // with LAG 2, ss - 1's may still run)
+      else
+        lb_wg_wait();
     }
     __syncthreads();
     {
-      const int ahead = ss + LB_STAGES - 1;
-      const int abuf = buf == 0 ? LB_STAGES - 1 : buf - 1;   // ss - 1's buffer
+      const int ahead = ss + LB_STAGES - LAG;
+      // ss - LAG's buffer
+      const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;
       if (ahead < ns)
         lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), cp, wq, x, n0, m0, m, full_m,
                  full_n);
@@ -560,7 +665,7 @@ __device__ __forceinline__ void lb_gemm_body(
     const int q = sk % LB_NQ, k0 = sk * 32 * LB_R;
     const int g0 = lb_ss_g0(sk);
     const char *wbuf = lb_smem + buf * LB_STAGE_B;
-    const char *xbuf = wbuf + LB_BN * LB_WROWC * 16;
+    const char *xbuf = wbuf + LB_WSTAGE_B;
     // This thread's rows of the stage: channel rows (chunk 2 t of word 0)
     // and activation rows (16 bytes at 8 t).
     // (wgmma: lanes 2t, 2t + 1 of a word at 8 bytes past chunk t / 2; the
@@ -591,9 +696,9 @@ __device__ __forceinline__ void lb_gemm_body(
           lb_wgroup(s, lb_offset(s, zv), s2v[u][j][r], b2v[u][j][r]);
         }
     if constexpr (LB_WARPS_K == 1 && !LB_QFIX)   // nothing to pick
-      lb_rows<0, -1>(acc, s2v, b2v, wrow, xrow, q, k0, g0);
+      lb_rows<0, -1>(acc, s2v, b2v, wcur, wrow, xrow, q, k0, g0);
     else
-      lb_pick_rows<0, LB_QFIX ? 0 : -1>(wk, q, acc, s2v, b2v, wrow, xrow, k0, g0);
+      lb_pick_rows<0, LB_QFIX ? 0 : -1>(wk, q, acc, s2v, b2v, wcur, wrow, xrow, k0, g0);
     if (LB_WG) lb_wg_commit();
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
   }

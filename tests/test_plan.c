@@ -118,6 +118,12 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
         c.gridn, c.bn);
   CHECK(c.stages >= 2, "%s n=%d k=%d b%d (%s): %d stages", name, n, k,
         bucket, hi ? "hi" : "lo", c.stages);
+  /* words in registers (wgmma only): a third stage for the wgmmas still
+  ** reading one, whole 128-byte rows of x, one warpgroup a code row (the
+  ** template's static_asserts) */
+  CHECK(!c.wr || (c.wg && c.stages >= 3 && c.r >= 2 && c.warps_k == 1),
+        "%s n=%d k=%d b%d: words in registers with %d stages, %d code rows, "
+        "wk %d", name, n, k, bucket, c.stages, c.r, c.warps_k);
   CHECK(c.smem == c.stages * c.stage + c.sres && c.smem <= budget &&
         k_red <= c.stages * c.stage,
         "%s n=%d k=%d b%d (%s): shared memory %d x %d + %d", name, n, k,
@@ -147,6 +153,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&p.hi, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
   check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
+  check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
+  CHECK(!p.hi.wr && !p.lo.wr, "%s n=%d k=%d b%d: words in registers off "
+        "sm_90", name, n, k, bucket);
   /* sm_90's plan by the rules is mma.sync's (the other 160 KB parts');
   ** wg=1's: warpgroups along channels over all the tile's rows, whose
   ** activation chunks come in pairs of a row (templates/gemm.cu) */
@@ -158,6 +167,16 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
+  /* ... but from 65 rows for codes a tile holds 8 rows of or fewer (4-
+  ** and 8-bit), where it is wgmma's with the words in registers
+  ** (lb_gemm.c wr_rule) */
+  if (bucket >= 3 && lay.codes <= 8) {
+    CHECK(c.wg == 1 && c.wr == 1 && c.warps_k == 1 && c.r >= 2 &&
+              c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr,
+          "%s n=%d k=%d b%d: the rule's sm_90 plan wg %d wr %d", name, n, k,
+          bucket, c.wg, c.wr);
+    c = p.hi;
+  }
   CHECK(memcmp(&c, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&
             p.lo.wg == 0 && pw.wg.wg == 1 && pw.wg.warps_m == 1 &&
             pw.wg.warps_n % 4 == 0 && pw.wg.bn % 64 == 0 &&
@@ -247,7 +266,7 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
             CHECK(0, "%s n=%d k=%d m=%d: %s", what, n, k, m, lb_errmsg());
             continue;
           }
-          check_gemm_cfg(arch == 90 ? &p.hi : &p.lo, &lay, what, n, k,
+          check_gemm_cfg(lb_gemm_part(&p, arch), &lay, what, n, k,
                          lb_gemm_bucket(m), arch == 90);
         }
       }

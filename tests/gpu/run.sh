@@ -65,11 +65,13 @@ tmax=$((limit - 120))
 ctest_pid=$!
 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
 gpu_pid=$!
-# The same with sm_90's wgmma plan (LOWBIT_GEMM=wg=1; not the rule), where
-# the device is an sm_90: every recipe's GEMM buckets through it.
+# The same with sm_90's wgmma plan with the words in registers
+# (LOWBIT_GEMM=wg=1,wr=1; the rule's from 65 rows for 4- and 8-bit codes
+# only), where the device is an sm_90: every recipe's GEMM buckets
+# through it.
 wg_pid=
 if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ]; then
-  LOWBIT_GEMM=wg=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
+  LOWBIT_GEMM=wg=1,wr=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
   wg_pid=$!
 else
   echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
@@ -144,11 +146,12 @@ if room 60 sanitizer; then
          "$root/recipes/a16w3_g128.lua 40 1000 4096"
          "$root/recipes/a16w4_g128.lua 20 8192 1024"
          "$root/recipes/a16w4_g128.lua 13 4112 4096")
-  # sm_90's wgmma plan (LOWBIT_GEMM=wg=1, given before a ':'): 65..256
-  # rows with K split, and cross-word codes at 17..32 rows
+  # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..256 rows
+  # of 4-bit codes above take wr=1 by the rule): words in registers with
+  # cross-word codes at 17..32 rows, and through shared memory
   if [ -n "$wg_pid" ]; then
-    cases+=("wg=1:$root/recipes/a16w4_g128.lua 100 300 1024"
-            "wg=1:$root/recipes/a16w3_g128.lua 20 1000 4096")
+    cases+=("wg=1,wr=1:$root/recipes/a16w3_g128.lua 20 1000 4096"
+            "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 1000 4096")
   fi
   # One tool over every case; the tools run side by side.
   san_tool() {
@@ -157,7 +160,7 @@ if room 60 sanitizer; then
     : >"$out/san.$tool.summary"
     for c in "${cases[@]}"; do
       local plan=
-      case $c in wg=1:*) plan=wg=1; c=${c#wg=1:} ;; esac
+      case $c in wg=*:*) plan=${c%%:*}; c=${c#*:} ;; esac
       # shellcheck disable=SC2086
       env ${plan:+LOWBIT_GEMM=$plan} timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
         --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$log.tmp" 2>&1
