@@ -235,17 +235,6 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   return want;
 }
 
-/* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
-** each 64 channels a group, over all of the tile's rows (wgmma's n); where
-** the tiles leave SMs idle, warpgroups take alternate code rows (wk) and K
-** is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
-** Correct, and not the rule: measured on an H100 (lowbit bench a16w4_g128
-** 8192 x 8192, 2026-11-24), M = 16 / 32 / 64 / 128 / 1024 took 38.0 /
-** 49.5 / 81.8 / 94.9 / 637.1 us against mma.sync's 26.8 / 31.3 / 44.1 /
-** 81.1 / 519.9; without dequantisation (plain=1, measured before the
-** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
-** (mma.sync 24.4 and 481.1).  docs/architecture.md
-** ("The wgmma plan") says what was tried. */
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
 ** the rule: from 65 rows, for codes a packing tile holds 8 rows of or
 ** fewer (4- and 8-bit), whose sub-stages' code stays one copy per
@@ -263,6 +252,18 @@ static int wr_rule(const lb_format *f, int bucket) {
   return bucket >= 3 && f->lay.codes <= 8;
 }
 
+/* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
+** each 64 channels a group, over all of the tile's rows (wgmma's n); where
+** the tiles leave SMs idle, warpgroups take alternate code rows (wk) and K
+** is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
+** With the words through shared memory (wr=0) not the rule: measured on an
+** H100 (lowbit bench a16w4_g128 8192 x 8192, 2026-11-24), M = 16 / 32 /
+** 64 / 128 / 1024 took 38.0 /
+** 49.5 / 81.8 / 94.9 / 637.1 us against mma.sync's 26.8 / 31.3 / 44.1 /
+** 81.1 / 519.9; without dequantisation (plain=1, measured before the
+** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
+** (mma.sync 24.4 and 481.1).  docs/architecture.md
+** ("The wgmma plan") says what was tried. */
 static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
                     lb_gemm_cfg *c) {
   memset(c, 0, sizeof *c);
