@@ -51,9 +51,15 @@ static int words_max(const lb_layout *lay, int r) {
 }
 
 /* Shared memory of one stage: LB_BN rows of ws words' chunks plus pad
-** chunks (wgmma: two), LB_BM activation rows of 32 r values padded (wgmma:
-** not) (templates/gemm.cu's LB_STAGE_B, which a static_assert holds to
-** this). */
+** chunks (wgmma: two; words in registers: none), LB_BM activation rows of
+** 32 r values padded (wgmma: not) (templates/gemm.cu's LB_STAGE_B, which
+** a static_assert holds to this). */
+/* What a plan with the words in registers (wr) needs of the template:
+** whole 128-byte rows of x a sub-stage (the swizzle), and a third stage
+** for the wgmmas still reading one (its static_asserts). */
+static int r_min(const lb_gemm_cfg *c) { return c->wr ? 2 : 1; }
+static int stages_min(const lb_gemm_cfg *c) { return c->wr ? 3 : 2; }
+
 static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
   return (c->wr ? 0 : c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16) +
          c->bm * (64 * r + (r >= 2 && !c->wg ? 64 : 0));
@@ -115,9 +121,11 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
   const int wmin = c->wg ? 4 : 1;   /* a warpgroup's warps */
   c->bn = 16 * mj * c->warps_n / wmin;
   /* Scales and zeros resident in shared memory where a block's rows are
-  ** whole 16-byte chunks and fit 32 KB: loaded a sub-stage ahead from
-  ** global memory instead, every short sub-stage waits on that load
-  ** (a16w4 8192 x 8192, M = 16, H100: 54.5 us). */
+  ** whole 16-byte chunks and fit 32 KB (64 KB with the words in
+  ** registers, whose stages hold x alone: a16w4 at M = 128 has 36 KB):
+  ** loaded a sub-stage ahead from global memory instead, every short
+  ** sub-stage waits on that load (a16w4 8192 x 8192, M = 16, H100: 54.5
+  ** us). */
   {
     int rowb = lb_format_groups(f, k) * f->ssize;
     int zrowb = lb_format_groups(f, k) * f->zsize;
@@ -135,7 +143,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
-    if (c->r > (c->wr ? 2 : 1)) {
+    if (c->r > r_min(c)) {
       c->r /= 2;
     } else if (st_lo >= 2) {
       break;
@@ -277,7 +285,7 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   c->r = bucket <= 2 ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
-  if (c->wr && c->r < 2) c->r = 2;   /* whole 128-byte rows of x (swizzle) */
+  if (c->r < r_min(c)) c->r = r_min(c);
   fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
 }
 
@@ -331,9 +339,10 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->per_sm = 1;
   /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
   if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
-      budget == LB_SMEM_HI_KB && c->stages >= 2 &&
-      2 * ((2 + c->wr) * c->stage + c->sres + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) {
-    c->stages = 2 + c->wr;   /* (wr: one more, which a sub-stage's wgmmas hold) */
+      budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
+      2 * (stages_min(c) * c->stage + c->sres + LB_SMEM_RESERVED) <=
+          LB_SMEM_SM_KB * 1024) {
+    c->stages = stages_min(c);
     c->per_sm = 2;
   }
   {
@@ -404,7 +413,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->wg);
     /* wr=1 keeps a third stage for the wgmmas still reading one: where
     ** that does not fit the rule's is mma.sync's, a plan's is refused */
-    if (p->wg.wr && p->wg.stages < 3) {
+    if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {
       if (kn->v[K_WG] == 1 || kn->v[K_WR] == 1)
         return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in "
                        "registers) needs three stages or more (%d of %d "

@@ -155,27 +155,29 @@ __device__ __forceinline__ void lb_proxy_fence() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
 }
-// B's descriptor for the 16 k-values at k-chunk kc of a stage's
-// activations at shared address xs: no swizzle, leading offset (next 8
-// k-values) LB_BM x 16 bytes, stride (next 8 rows) 128 bytes; in 16-byte
-// units.
-//
-// With the words in registers (LB_WREG) the activations take the 128-byte
+// wgmma's activations in a stage: the 16-byte chunk (row r, k-chunk j)
+// at lb_xat(r, j), which the copies store to and B's descriptor reads.
+// Unswizzled, at 16 (j LB_BM + r): core matrices of 8 rows are 128
+// contiguous bytes.  With the words in registers (LB_WREG) the 128-byte
 // swizzle instead: rows of 64 k-values (128 bytes), 8 rows an atom of
-// 1024 bytes, chunk j of row r at chunk j ^ (r % 8); atom a (k-values
-// 64 a..) of the stage at a LB_BM 128 bytes.  Eight threads copy a row's
-// 128 bytes and store them to eight different banks (unswizzled, a row's
-// chunks are LB_BM 16 bytes apart, in the same banks: ncu counted 7 of
-// every 8 wavefronts of those copies excessive, a16w4 at M = 128).  The
-// descriptor: stride 1024 bytes (next 8 rows), a 16-k step 32 bytes on
-// within its atom.
+// 1024 bytes, chunk j of row r at chunk j ^ (r % 8), atom j / 8 at
+// j / 8 LB_BM 128 bytes.  Eight threads copy a row's 128 bytes (LB_XRUN)
+// and store them to eight different banks (unswizzled, a row's chunks are
+// LB_BM 16 bytes apart, in the same banks: ncu counted 7 of every 8
+// wavefronts of those copies excessive, a16w4 at M = 128).
 constexpr bool LB_XSW = LB_WREG;
+__host__ __device__ constexpr int lb_xat(int r, int j) {
+  return LB_XSW ? (j / 8 * LB_BM + r) * 128 + (j % 8 ^ r % 8) * 16 : (j * LB_BM + r) * 16;
+}
+// B's descriptor for the 16 k-values at k-chunk kc of a stage's
+// activations at shared address xs (16-byte units): unswizzled, leading
+// offset (next 8 k-values) LB_BM x 16 bytes and stride (next 8 rows) 128;
+// swizzled, stride 1024 bytes and the 16-k step 32 bytes on within its
+// atom (lb_xat of row 0).
 __device__ __forceinline__ unsigned long long lb_xdesc(unsigned xs, int kc) {
-  if constexpr (LB_XSW)
-    return (unsigned long long)(((xs + kc / 8 * LB_BM * 128 + kc % 8 * 16) >> 4) & 0x3fff) |
-           1ull << 16 | 64ull << 32 | 1ull << 62;
-  return (unsigned long long)(((xs + kc * LB_BM * 16) >> 4) & 0x3fff) |
-         (unsigned long long)LB_BM << 16 | 8ull << 32;
+  const unsigned long long a = ((xs + lb_xat(0, kc)) >> 4) & 0x3fff;
+  if constexpr (LB_XSW) return a | 1ull << 16 | 64ull << 32 | 1ull << 62;
+  return a | (unsigned long long)LB_BM << 16 | 8ull << 32;
 }
 
 struct __align__(16) lb_u4 { unsigned x, y, z, w; };
@@ -207,15 +209,17 @@ constexpr int LB_WPER = (LB_WCHUNKS + LB_THREADS - 1) / LB_THREADS;
 static_assert((LB_THREADS & (LB_THREADS - 1)) == 0 && (LB_XPR & (LB_XPR - 1)) == 0,
               "threads and chunks a row are powers of two (one divides the other)");
 static_assert(LB_THREADS % 8 == 0, "a thread keeps its chunk of a word");
-static_assert(!LB_WG || LB_XPR % 2 == 0, "wgmma: a row's chunks come in pairs");
-static_assert(!LB_XSW || (LB_XPR % 8 == 0 && LB_STAGE_B % 1024 == 0),
-              "swizzled activations: whole 128-byte rows, stages of whole atoms");
-
-// wgmma's activations: chunk c of a sub-stage is k-chunk 2 (c / 2 / LB_BM)
-// + c % 2 of row c / 2 % LB_BM: two threads read a row's 32 bytes (a whole
-// sector), and stores go to chunk (row, k-chunk j)'s place, j LB_BM + row.
-__host__ __device__ constexpr int lb_xrow(int c) { return c / 2 % LB_BM; }
-__host__ __device__ constexpr int lb_xcol(int c) { return c / 2 / LB_BM * 2 + c % 2; }
+// wgmma's activations: chunk c of a sub-stage is k-chunk LB_XRUN (c /
+// LB_XRUN / LB_BM) + c % LB_XRUN of row c / LB_XRUN % LB_BM: LB_XRUN
+// threads read a run of a row (unswizzled 32 bytes, a whole sector;
+// swizzled its 128 bytes), stored at lb_xat.
+constexpr int LB_XRUN = LB_XSW ? 8 : 2;
+static_assert(!LB_WG || LB_XPR % LB_XRUN == 0, "wgmma: a row's chunks come in whole runs");
+static_assert(!LB_XSW || LB_STAGE_B % 1024 == 0, "swizzled activations: stages of whole atoms");
+__host__ __device__ constexpr int lb_xrow(int c) { return c / LB_XRUN % LB_BM; }
+__host__ __device__ constexpr int lb_xcol(int c) {
+  return c / LB_XRUN / LB_BM * LB_XRUN + c % LB_XRUN;
+}
 
 // Chunk e of this thread: rows past its first, and chunks past its first
 // within a row of pr chunks.
@@ -255,23 +259,13 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
   const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
 #pragma unroll
-  for (int e = 0; e < LB_XPER && LB_XSW; e++) {
-    const int ch = (int)threadIdx.x + e * LB_THREADS;
-    if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
-    const int j8 = ch % 8, row = ch / 8 % LB_BM, a = ch / (8 * LB_BM), j = 8 * a + j8;
-    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
-    const int rr = full_m ? m0 + row : min(m0 + row, m - 1);
-    lb_cp16(sbuf + c.xs + (a * LB_BM + row) * 128 + (j8 ^ (row % 8)) * 16,
-            x + (long long)rr * LB_K + k0 + 8 * j);
-  }
-#pragma unroll
-  for (int e = 0; e < LB_XPER && LB_WG && !LB_XSW; e++) {
+  for (int e = 0; e < LB_XPER && LB_WG; e++) {
     const int ch = (int)threadIdx.x + e * LB_THREADS;
     if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
     const int row = lb_xrow(ch), j = lb_xcol(ch);
     if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
     const int rr = full_m ? m0 + row : min(m0 + row, m - 1);
-    lb_cp16(sbuf + c.xs + (j * LB_BM + row) * 16, x + (long long)rr * LB_K + k0 + 8 * j);
+    lb_cp16(sbuf + c.xs + lb_xat(row, j), x + (long long)rr * LB_K + k0 + 8 * j);
   }
 #pragma unroll
   for (int e = 0; e < LB_XPER && !LB_WG; e++) {
@@ -404,19 +398,9 @@ __device__ __forceinline__ void lb_rows(
   // compiler load them again).  [word][group][r][h][lanes 2t.. or 2t + 8..]
   constexpr bool PRE = LB_WG && Q >= 0;
   constexpr int PNW = PRE ? lb_ss_nw(Q < 0 ? 0 : Q) : 1;
+  // (LB_WREG: the words loaded into registers a sub-stage ahead, wreg)
   uint2 wv[PNW][LB_MJ][2][2][2];
-  if constexpr (PRE && LB_WREG) {
-#pragma unroll
-    for (int w = 0; w < PNW; w++)
-#pragma unroll
-      for (int j = 0; j < LB_MJ; j++)
-#pragma unroll
-        for (int r = 0; r < 2; r++)
-#pragma unroll
-          for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int c = 0; c < 2; c++) wv[w][j][r][h][c] = wreg.v[w][j][r][h][c];
-  } else if constexpr (PRE) {
+  if constexpr (PRE) {
 #pragma unroll
     for (int w = 0; w < PNW; w++)
 #pragma unroll
@@ -427,8 +411,11 @@ __device__ __forceinline__ void lb_rows(
           for (int h = 0; h < 2; h++)
 #pragma unroll
             for (int c = 0; c < 2; c++)
-              wv[w][j][r][h][c] = *reinterpret_cast<const uint2 *>(
-                  wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h + 32 * c + w * 128);
+              wv[w][j][r][h][c] =
+                  LB_WREG ? wreg.v[LB_WREG ? w : 0][j][r][h][c]
+                          : *reinterpret_cast<const uint2 *>(
+                                wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h +
+                                32 * c + w * 128);
   }
 #pragma unroll
   for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
