@@ -64,6 +64,9 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
   return (c->wr ? 0 : c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16) +
          c->bm * (64 * r + (r >= 2 && !c->wg ? 64 : 0));
 }
+/* With the activations by TMA (tm) a stage also has an mbarrier and a
+** release count, after the resident scales (the template's LB_BAR_B). */
+static int bar_bytes(const lb_gemm_cfg *c) { return c->tm ? 16 : 0; }
 
 /* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
 ** LOWBIT_GEMM, lb_generate_plan and the tuning table spell it: each knob
@@ -71,14 +74,16 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** their ranges, the values lowbit tune tries and the order plans are
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
-enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_PLAIN, NKNOB };
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_PLAIN,
+       NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
     {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
-    {"wr", 0, 1, 0, 2, {0, 1}},         {"plain", 0, 1, 0, 0, {0}}};
+    {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
+    {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -140,7 +145,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     int st_hi, st_lo;
     c->ws = words_max(&f->lay, c->r);
     c->stage = stage_bytes(c, c->ws, c->r);
-    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / c->stage;
+    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / (c->stage + bar_bytes(c));
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
     if (c->r > r_min(c)) {
@@ -244,7 +249,7 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 65 rows, for codes a packing tile holds 8 rows of or
+** the rule: from 33 rows, for codes a packing tile holds 8 rows of or
 ** fewer (4- and 8-bit), whose sub-stages' code stays one copy per
 ** sub-stage of a tile (LB_QFIX) within NVRTC's second; wider tiles (1-,
 ** 2-, 3-, 5- to 7-bit codes) took 1.1 to 1.9 s to compile that way.
@@ -254,11 +259,25 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** 73.2 -> 53.5, 133.2 -> 85.9, 458.0 -> 328.7; bf16w4_g128 as a16w4; at
 ** M = 96 and 128 on 4096 x 14336, 14336 x 4096 and 4096 x 4096 34 to 47%
 ** faster (a16w4 86.7 -> 51.1 us at 4096 x 14336, M = 128).  At 33..64
-** rows it measured the same as mma.sync (43.4 us, a16w4 8192 x 8192,
-** r=4), at 17..32 2% slower: not the rule there. */
+** rows it measured the same as mma.sync then (43.4 us, a16w4 8192 x 8192,
+** r=4), at 17..32 2% slower; with the activations by TMA (tm, below) it
+** is faster at 33..64 rows too (H200, 2026-11-27, lowbit bench, M = 64:
+** a16w4_g128 8192 x 8192 42.8 -> 39.0 us, 4096 x 14336 41.2 -> 40.0;
+** a16w8_channel 45.4 -> 42.0 and 43.3 -> 40.2). */
 static int wr_rule(const lb_format *f, int bucket) {
-  return bucket >= 3 && f->lay.codes <= 8;
+  return bucket >= 2 && f->lay.codes <= 8;
 }
+
+/* Whether a wr plan copies its activations by TMA (tm=1; the template's
+** LB_TMA), its stages released by mbarriers and counts instead of a block
+** barrier: the rule wherever wr is.  Measured on an H200 (lowbit bench,
+** LOWBIT_GEMM=wg=1,wr=1,tm=1 against the rules' tm=0 in one device call,
+** 2026-11-27), a16w4_g128 8192 x 8192: M = 128 57.9 -> 50.4 us, M = 256
+** 98.2 -> 83.4, M = 1024 370.7 -> 314.3; 4096 x 14336 52.6 -> 45.7,
+** 101.1 -> 88.0, 341.3 -> 292.2; a16w8_channel 8192 x 8192 52.5 -> 47.1,
+** 91.6 -> 76.4, 344.5 -> 294.9.  Four stages instead of three measured
+** the same (within 1%). */
+static int tm_rule(const lb_gemm_cfg *c) { return c->wr; }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
 ** each 64 channels a group, over all of the tile's rows (wgmma's n); where
@@ -277,6 +296,7 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   memset(c, 0, sizeof *c);
   c->wg = 1;
   c->wr = pick(kn, K_WR, wr_rule(f, bucket));
+  c->tm = pick(kn, K_TM, tm_rule(c));
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, bucket >= 3 ? 8 : 4);
@@ -318,7 +338,7 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
 static void finish(const lb_format *f, int n, int k, int bucket, int budget,
                    const knobs *kn, lb_gemm_cfg *c) {
   int span;
-  c->stages = (budget * 1024 - c->sres) / c->stage;
+  c->stages = (budget * 1024 - c->sres) / (c->stage + bar_bytes(c));
   if (c->warps_k > c->r) c->warps_k = c->r;
   /* Two blocks an SM rather than a deeper pipeline, where two stages let
   ** two fit an sm_90's 228 KB (1 KB of each block reserved); K is then
@@ -340,7 +360,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
   if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
-      2 * (stages_min(c) * c->stage + c->sres + LB_SMEM_RESERVED) <=
+      2 * (stages_min(c) * (c->stage + bar_bytes(c)) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
     c->stages = stages_min(c);
     c->per_sm = 2;
@@ -354,7 +374,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** (lb_gemm_splits).  Parts of 99 KB: per_sm (not measured). */
   c->fit = c->per_sm;
   if (budget == LB_SMEM_HI_KB &&
-      2 * (c->stages * c->stage + c->sres + LB_SMEM_RESERVED) <=
+      2 * (c->stages * (c->stage + bar_bytes(c)) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024)
     c->fit = 2;
   /* scale groups a sub-stage meets */
@@ -366,7 +386,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->gridn = (n + c->bn - 1) / c->bn;
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
-  c->smem = c->stages * c->stage + c->sres;
+  c->smem = c->stages * (c->stage + bar_bytes(c)) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
 }
 
@@ -398,6 +418,10 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
       return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps "
                      "come in warpgroups along channels: wn 4 or 8, wm 1",
                      from, plan);
+    if (kn->v[K_TM] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
+      return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
+                     "is a wgmma plan's with the words in registers (wg=1, "
+                     "wr=1)", from, plan);
     if (kn->v[K_WR] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "is a wgmma plan's: not with wg=0, and warps in "
@@ -407,6 +431,10 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   }
   if (use_wg) {
     plan_wg(f, k, bucket, kn, &p->wg);
+    if (p->wg.tm && !p->wg.wr)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
+                     "is a plan's with the words in registers: wr=1", from,
+                     plan);
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
@@ -493,14 +521,17 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k,
     "(LOWBIT_GEMM cl)\n"
     "constexpr int LB_MINB = %d;   // blocks an SM asked of ptxas\n"
     "constexpr bool LB_WREG = %s;   // words to registers, not the stages "
-    "(LOWBIT_GEMM wr)\n",
+    "(LOWBIT_GEMM wr)\n"
+    "constexpr bool LB_TMA = %s;   // activations by TMA, stages by mbarriers "
+    "(LOWBIT_GEMM tm)\n",
     c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
     lb_format_groups(f, k), c->stage, c->srowb, c->stages,
     c->wg ? "true" : "false", c->csum ? "true" : "false",
-    c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false");
+    c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false",
+    c->tm ? "true" : "false");
 }
 
 /* wgmma m64nNk16 for the sm_90a plan's N = 8 nf rows: its accumulators
@@ -594,13 +625,16 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
   lb_buf_printf(b,
     "\n// Entry points: grid (ceil(%d / LB_BN), ceil(m / LB_BM), splits), "
     "LB_GWARPS x 32\n// threads, shared memory LB_STAGES x LB_PLAN_STAGE_B + "
-    "resident scales; with\n// splits > 1, ws holds splits x m x %d floats "
-    "and %s adds them up.\n"
+    "resident scales (and\n// LB_TMA's barriers); with splits > 1, ws holds "
+    "splits x m x %d floats and %s\n// adds them up; xmap: x as a tensor map "
+    "(rows m, LB_K; boxes of 64 x LB_BM, the\n// 128-byte swizzle) where "
+    "LB_TMA, else unread.\n"
     "extern \"C\" __global__ void __launch_bounds__(LB_GWARPS * 32, LB_MINB)\n"
     "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
     "const lb_zero_t *z,\n"
-    "        const lb_out_t *bias, lb_out_t *y, int m, float *ws) {\n"
-    "  lb_gemm_body(x, w, s, z, bias, y, m, ws);\n}\n"
+    "        const lb_out_t *bias, lb_out_t *y, int m, float *ws,\n"
+    "        const __grid_constant__ lb_tmap xmap) {\n"
+    "  lb_gemm_body(x, w, s, z, bias, y, m, ws, &xmap);\n}\n"
     "extern \"C\" __global__ void %s(const float *ws, const lb_out_t *bias, "
     "lb_out_t *y, int m,\n"
     "                                  int splits) {\n"
@@ -651,6 +685,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_WG] = c->wg;
   v[K_CL] = c->csum;
   v[K_WR] = c->wr;
+  v[K_TM] = c->tm;
   v[K_PLAIN] = -1;
 }
 

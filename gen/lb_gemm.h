@@ -45,6 +45,8 @@ typedef struct lb_gemm_cfg {
   int wg;                 /* MMA by wgmma, warps in warpgroups (sm_90a) */
   int csum;               /* split-K's sums meet in a cluster (sm_90) */
   int wr;                 /* words go to registers, not the stages (wg) */
+  int tm;                 /* activations by TMA into the stages (wr): the
+                          ** launch passes a tensor map of x */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the

@@ -110,8 +110,9 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
     /* sm_90's plan, where it is wgmma's */
     if (wg->wg)
       snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d, %d x %d "
-               "warpgroups, %d code rows, %d stages", wg->bm, wg->bn,
-               wg->warps_n / 4, wg->warps_k, wg->r, wg->stages);
+               "warpgroups, %d code rows, %d stages%s", wg->bm, wg->bn,
+               wg->warps_n / 4, wg->warps_k, wg->r, wg->stages,
+               wg->tm ? ", x by TMA" : "");
     if (snprintf(out->plan, sizeof out->plan,
                  "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
                  "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s",

@@ -149,13 +149,17 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages;
 **       refused where sm_90's plan cannot take two)
 **   wg  on sm_90 (compiled for sm_90a), the MMA by wgmma (1) or by
-**       mma.sync (0; the rules': wgmma with wr=1 from 65 rows for 4- and
-**       8-bit codes, mma.sync elsewhere); with wg=1, wn counts warps in
+**       mma.sync (0; the rules': wgmma with wr=1 and tm=1 from 33 rows for
+**       4- and 8-bit codes, mma.sync elsewhere); with wg=1, wn counts warps in
 **       warpgroups of four (4, 8), wm is 1 and mj counts 64-channel
 **       groups a warpgroup; other parts run mma.sync whatever it says
 **   wr  with wgmma, the packed words go to registers, not through the
 **       stages (1; wk 1, r 2 or more, three stages or more; refused with
 **       wg=0) or through shared memory (0)
+**   tm  with wr=1, the activations are copied by TMA (a tensor map of x
+**       made at each launch) into stages released by mbarriers (1; the
+**       rules' with wr) or by every thread's cp.async and a block
+**       barrier (0)
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)

@@ -62,6 +62,8 @@ static void load(void) {
   {
     void *p = dlsym(lib, "cuLaunchKernelEx");   /* optional */
     memcpy(&cu.LaunchKernelEx, &p, sizeof p);
+    p = dlsym(lib, "cuTensorMapEncodeTiled");   /* optional */
+    memcpy(&cu.TensorMapEncodeTiled, &p, sizeof p);
   }
   rc = cu.Init(0);
   if (rc != CUDA_SUCCESS) {

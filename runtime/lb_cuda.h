@@ -44,6 +44,13 @@ typedef struct lb_cu {
   /* NULL where the driver has none (before CUDA 12): no lb_op_overlap */
   CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                              void **);
+  /* NULL where the driver has none (before CUDA 12): no plan with tm=1 */
+  CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType,
+                                   cuuint32_t, void *, const cuuint64_t *,
+                                   const cuuint64_t *, const cuuint32_t *,
+                                   const cuuint32_t *, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                   CUtensorMapFloatOOBfill);
 } lb_cu;
 
 /* The driver's entry points, loaded and cuInit'ed once. */

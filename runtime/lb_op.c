@@ -751,6 +751,32 @@ static CUresult launch(const lb_op *op, CUfunction fn, unsigned gx,
   return op->cu->LaunchKernelEx(&lc, fn, args, NULL);
 }
 
+/* x as the tensor map a plan with tm=1 copies it by (templates/gemm.cu's
+** lb_fill_x): m rows of k 16-bit values, boxes of 64 values x the tile's
+** rows stored in the 128-byte swizzle; rows past m and values past k read
+** as zeros.  Made for each launch (host arithmetic only: no allocation,
+** no call to the device). */
+static lb_status x_map(const lb_op *op, const lb_gemm_cfg *c, int m,
+                       const void *x, CUtensorMap *map) {
+  const cuuint64_t dim[2] = {(cuuint64_t)op->k, (cuuint64_t)m};
+  const cuuint64_t stride[1] = {(cuuint64_t)op->k * 2};
+  const cuuint32_t box[2] = {64, (cuuint32_t)c->bm}, step[2] = {1, 1};
+  void *xp;
+  CUresult rc;
+  if (op->cu->TensorMapEncodeTiled == NULL)
+    return lb_fail(LB_EUNSUP, "lb_op_run: the plan of m = %d copies x by "
+                   "TMA (tm=1), and the driver has no cuTensorMapEncodeTiled "
+                   "(CUDA 12 or newer)", m);
+  memcpy(&xp, &x, sizeof xp);   /* (the driver's signature is not const) */
+  rc = op->cu->TensorMapEncodeTiled(
+      map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, xp, dim, stride, box, step,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS)
+    return lb_cufail(rc, "lb_op_run", "cuTensorMapEncodeTiled");
+  return LB_OK;
+}
+
 lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
   return lb_op_run_ws(op, m, x, w, y, NULL, 0, stream);
@@ -766,7 +792,8 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                                        "w->zeros"};
   const lb_gv *gv;
   const void *bias, *zeros;
-  void *args[8];
+  void *args[9];
+  CUtensorMap xmap;   /* the GEMM's last argument (read where tm=1) */
   CUfunction fn, sum = NULL;
   unsigned gx, gy, gz = 1, cz = 1, threads, smem;
   float *wsp = NULL;
@@ -824,7 +851,11 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     /* first: a bucket without a plan (a bad LOWBIT_GEMM) fails here */
     if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
     need = split_need(op, bk, m, &sp, &cl);
-    args[7] = &wsp;   /* the GEMM's last argument: the splits' sums */
+    args[7] = &wsp;   /* the splits' sums */
+    memset(&xmap, 0, sizeof xmap);
+    if (bk->cfg.tm && (st = x_map(op, &bk->cfg, m, x, &xmap)) != LB_OK)
+      return st;
+    args[8] = &xmap;
     if (cl) {   /* split K in clusters: no work space, no second kernel */
       gz = cz = (unsigned)sp;
     } else if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */

@@ -114,9 +114,14 @@ static_assert(!LB_WREG || (LB_WG && LB_STAGES >= 3),
 static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
               "split-K in a cluster: the block's sums fit the pipeline's shared memory");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
-static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) <=
+// (LB_TMA: a stage's mbarrier and its release count after the scales)
+constexpr int LB_BAR_B = LB_TMA ? 16 * LB_STAGES : 0;
+static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) + LB_BAR_B <=
                   (LB_STAGES_HI ? 160 : 96) * 1024,
               "shared memory within the part's budget");
+static_assert(!LB_TMA || (LB_WREG && LB_R % 2 == 0 && LB_BM <= 256),
+              "activations by TMA: the wr plan's swizzled stages, whole 64-k boxes "
+              "of at most 256 rows");
 static_assert(!LB_WG || (LB_WARPS_N % 4 == 0 && LB_WARPS_M == 1),
               "wgmma: warpgroups of four warps along channels, all rows");
 static_assert(!LB_WG || (LB_BM % 8 == 0 && LB_BM <= 256), "wgmma: n = LB_BM, 8..256");
@@ -179,6 +184,65 @@ __device__ __forceinline__ unsigned long long lb_xdesc(unsigned xs, int kc) {
   if constexpr (LB_XSW) return a | 1ull << 16 | 64ull << 32 | 1ull << 62;
   return a | (unsigned long long)LB_BM << 16 | 8ull << 32;
 }
+
+// Activations by the tensor memory accelerator (LB_TMA: sm_90a plans with
+// the words in registers).  One thread copies a sub-stage's activations
+// with R / 2 bulk tensor copies, boxes of 64 k-values x LB_BM rows that the
+// copy engine stores in the 128-byte swizzle lb_xat describes (each box an
+// atom column: LB_BM x 128 bytes); rows past m and k-values past K come as
+// zeros (the tensor map's bounds, runtime/lb_op.c).  A stage's mbarrier
+// counts its bytes in; the warps wait on it instead of a block barrier.
+// A stage is released by counting: each warp adds one once its wgmmas
+// that read the stage are retired, and the warp that adds the last issues
+// the stage's next copy, so no warp waits for another to refill.  What it
+// replaces, measured (ncu, a16w4 at M = 128, wr=1): warps waiting at the
+// barrier and on the proxy fence before it, and 8 cp.async a thread a
+// sub-stage with their addresses.
+struct __align__(64) lb_tmap { unsigned long long v[16]; };   // a CUtensorMap
+constexpr int LB_XBOX_B = LB_BM * 128;   // one box: 64 k-values x LB_BM rows
+static_assert(LB_XBOX_B % 1024 == 0, "a box is whole swizzle atoms");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ void lb_bar_init(unsigned bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void lb_bar_init_fence() {   // (seen by the copy engine)
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void lb_bar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  } while (!done);
+}
+// One more warp done with a stage (release: its wgmmas' reads came first);
+// true for the last of the block's (acquire: the copy comes after theirs).
+__device__ __forceinline__ bool lb_release_last(unsigned cnt) {
+  unsigned old;
+  asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;"
+               : "=r"(old) : "r"(cnt) : "memory");
+  return (old + 1) % LB_GWARPS == 0;
+}
+__device__ __forceinline__ void lb_fill_x(unsigned stage, unsigned bar,
+                                          const lb_tmap *map, int k0, int m0) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               ::"r"(bar), "r"(LB_R / 2 * LB_XBOX_B) : "memory");
+#pragma unroll
+  for (int b = 0; b < LB_R / 2; b++)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                 "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                 ::"r"(stage + b * LB_XBOX_B), "l"(map), "r"(k0 + 64 * b), "r"(m0),
+                 "r"(bar) : "memory");
+}
+#else
+__device__ __forceinline__ void lb_bar_init(unsigned) {}
+__device__ __forceinline__ void lb_bar_init_fence() {}
+__device__ __forceinline__ void lb_bar_wait(unsigned, unsigned) {}
+__device__ __forceinline__ bool lb_release_last(unsigned) { return false; }
+__device__ __forceinline__ void lb_fill_x(unsigned, unsigned, const lb_tmap *, int, int) {}
+#endif
 
 struct __align__(16) lb_u4 { unsigned x, y, z, w; };
 
@@ -534,7 +598,7 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
-    float *__restrict__ ws) {
+    float *__restrict__ ws, const lb_tmap *xmap) {
   extern __shared__ __align__(1024) char lb_smem[];   // (LB_XSW: whole atoms)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Warps: LB_WARPS_N along channels, LB_WARPS_M along rows, LB_WARPS_K
@@ -599,6 +663,17 @@ __device__ __forceinline__ void lb_gemm_body(
   // M = 16) the next kernel's early blocks cost 21% where the GEMM said so
   // at its start; saying nothing (the next starts as this one's blocks
   // end) costs nothing.
+  // LB_TMA: the stages' mbarriers and release counts (after the scales),
+  // set up by thread 0, which also copies the prologue's activations.
+  const unsigned bars = (unsigned)__cvta_generic_to_shared(sres + SREG * (LB_ZEROS ? 2 : 1));
+  const unsigned cnts = bars + 8 * LB_STAGES;
+  if (LB_TMA && threadIdx.x == 0) {
+    for (int s = 0; s < LB_STAGES; s++) {
+      lb_bar_init(bars + 8 * s);
+      *reinterpret_cast<unsigned *>(sres + SREG * (LB_ZEROS ? 2 : 1) + 8 * LB_STAGES + 4 * s) = 0;
+    }
+    lb_bar_init_fence();
+  }
   lb_wait_prior();
   const lb_copy cp = lb_copy_of(wq, x, n0, m0);
   const bool full_m = m0 + LB_BM <= m, full_n = n0 + LB_BN <= LB_N;
@@ -611,11 +686,23 @@ __device__ __forceinline__ void lb_gemm_body(
   const unsigned long long pol = lb_read_once();
   if (LB_WREG) lb_load_words(wnext, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
   if (LB_WREG && ns > 1) lb_load_words(wnext2, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
+  const unsigned smem0 = (unsigned)__cvta_generic_to_shared(lb_smem);
 #pragma unroll
   for (int s = 0; s < LB_STAGES - LAG; s++) {
+    if (LB_TMA) {
+      if (threadIdx.x == 0 && s < ns)
+        lb_fill_x(smem0 + s * LB_STAGE_B, bars + 8 * s, xmap,
+                  lb_rot(s, rot, s0, ns) * 32 * LB_R, m0);
+      continue;
+    }
     if (s < ns)
       lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), cp, wq, x, n0, m0, m, full_m, full_n);
     lb_cp_commit();
+  }
+  if (LB_TMA) {   // the resident scales have landed; the barriers are set
+    lb_cp_commit();
+    lb_cp_wait<0>();
+    __syncthreads();
   }
   lb_sgroups sg;
   if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
@@ -626,19 +713,28 @@ __device__ __forceinline__ void lb_gemm_body(
     const lb_words wcur = wnext;
     wnext = wnext2;
     if (LB_WREG && ss + 2 < ns) lb_load_words(wnext2, wq, chs, t, lb_rot(ss + 2, rot, s0, ns), pol);
-    lb_cp_wait<LB_STAGES - LAG - 1>();   // sub-stage ss has landed (this thread's
-    if (LB_WG) {                   // copies), for every thread; and every
-      lb_proxy_fence();            // thread is done with sub-stage ss - LAG
-      if (LB_WREG)                 // (wgmma: its reads of shared memory too;
-        lb_wg_wait1();             // with LAG 2, ss - 1's may still run)
-      else
-        lb_wg_wait();
-    }
-    __syncthreads();
-    {
-      const int ahead = ss + LB_STAGES - LAG;
-      // ss - LAG's buffer
-      const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;
+    const int ahead = ss + LB_STAGES - LAG;   // the sub-stage a refill takes,
+    const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;   // into ss - LAG's buffer
+    if constexpr (LB_TMA) {
+      // ss - 2's wgmmas are retired (ss - 1's may run): the last warp to
+      // be done with its stage refills it (the first two refills are of
+      // stages not used yet: thread 0's); then sub-stage ss has landed
+      lb_wg_wait1();
+      if (ahead < ns &&
+          (ss < LAG ? threadIdx.x == 0 : lane == 0 && lb_release_last(cnts + 4 * abuf)))
+        lb_fill_x(smem0 + abuf * LB_STAGE_B, bars + 8 * abuf, xmap,
+                  lb_rot(ahead, rot, s0, ns) * 32 * LB_R, m0);
+      lb_bar_wait(bars + 8 * buf, (unsigned)(ss / LB_STAGES) & 1u);
+    } else {
+      lb_cp_wait<LB_STAGES - LAG - 1>();   // sub-stage ss has landed (this thread's
+      if (LB_WG) {                   // copies), for every thread; and every
+        lb_proxy_fence();            // thread is done with sub-stage ss - LAG
+        if (LB_WREG)                 // (wgmma: its reads of shared memory too;
+          lb_wg_wait1();             // with LAG 2, ss - 1's may still run)
+        else
+          lb_wg_wait();
+      }
+      __syncthreads();
       if (ahead < ns)
         lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), cp, wq, x, n0, m0, m, full_m,
                  full_n);

@@ -124,8 +124,13 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
   CHECK(!c.wr || (c.wg && c.stages >= 3 && c.r >= 2 && c.warps_k == 1),
         "%s n=%d k=%d b%d: words in registers with %d stages, %d code rows, "
         "wk %d", name, n, k, bucket, c.stages, c.r, c.warps_k);
-  CHECK(c.smem == c.stages * c.stage + c.sres && c.smem <= budget &&
-        k_red <= c.stages * c.stage,
+  /* activations by TMA (tm): a wr plan's, with an mbarrier and a release
+  ** count a stage (16 bytes) after the scales */
+  CHECK(!c.tm || (c.wr && c.r % 2 == 0 && c.bm <= 256),
+        "%s n=%d k=%d b%d: tm with wr %d, %d code rows, %d rows", name, n, k,
+        bucket, c.wr, c.r, c.bm);
+  CHECK(c.smem == c.stages * (c.stage + (c.tm ? 16 : 0)) + c.sres &&
+        c.smem <= budget && k_red <= c.stages * c.stage,
         "%s n=%d k=%d b%d (%s): shared memory %d x %d + %d", name, n, k,
         bucket, hi ? "hi" : "lo", c.stages, c.stage, c.sres);
 }
@@ -167,14 +172,15 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
-  /* ... but from 65 rows for codes a tile holds 8 rows of or fewer (4-
-  ** and 8-bit), where it is wgmma's with the words in registers
-  ** (lb_gemm.c wr_rule) */
-  if (bucket >= 3 && lay.codes <= 8) {
-    CHECK(c.wg == 1 && c.wr == 1 && c.warps_k == 1 && c.r >= 2 &&
-              c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr,
-          "%s n=%d k=%d b%d: the rule's sm_90 plan wg %d wr %d", name, n, k,
-          bucket, c.wg, c.wr);
+  /* ... but from 33 rows for codes a tile holds 8 rows of or fewer (4-
+  ** and 8-bit), where it is wgmma's with the words in registers and the
+  ** activations by TMA (lb_gemm.c wr_rule, tm_rule) */
+  if (bucket >= 2 && lay.codes <= 8) {
+    CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 && c.r >= 2 &&
+              c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr &&
+              c.tm == pw.wg.tm,
+          "%s n=%d k=%d b%d: the rule's sm_90 plan wg %d wr %d tm %d", name, n,
+          k, bucket, c.wg, c.wr, c.tm);
     c = p.hi;
   }
   CHECK(memcmp(&c, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&

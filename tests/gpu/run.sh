@@ -65,13 +65,13 @@ tmax=$((limit - 120))
 ctest_pid=$!
 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
 gpu_pid=$!
-# The same with sm_90's wgmma plan with the words in registers
-# (LOWBIT_GEMM=wg=1,wr=1; the rule's from 65 rows for 4- and 8-bit codes
-# only), where the device is an sm_90: every recipe's GEMM buckets
-# through it.
+# The same with sm_90's wgmma plan with the words in registers and the
+# activations by TMA (LOWBIT_GEMM=wg=1,wr=1,tm=1; the rule's from 33 rows
+# for 4- and 8-bit codes only), where the device is an sm_90: every
+# recipe's GEMM buckets through it.
 wg_pid=
 if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ]; then
-  LOWBIT_GEMM=wg=1,wr=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
+  LOWBIT_GEMM=wg=1,wr=1,tm=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
   wg_pid=$!
 else
   echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
@@ -147,10 +147,12 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 20 8192 1024"
          "$root/recipes/a16w4_g128.lua 13 4112 4096")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..256 rows
-  # of 4-bit codes above take wr=1 by the rule): words in registers with
-  # cross-word codes at 17..32 rows, and through shared memory
+  # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
+  # registers with cross-word codes at 17..32 rows, the activations by TMA
+  # and by cp.async, and the words through shared memory
   if [ -n "$wg_pid" ]; then
-    cases+=("wg=1,wr=1:$root/recipes/a16w3_g128.lua 20 1000 4096"
+    cases+=("wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 1000 4096"
+            "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 1000 4096"
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 1000 4096")
   fi
   # One tool over every case; the tools run side by side.
