@@ -249,10 +249,16 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 33 rows, for codes a packing tile holds 8 rows of or
-** fewer (4- and 8-bit), whose sub-stages' code stays one copy per
-** sub-stage of a tile (LB_QFIX) within NVRTC's second; wider tiles (1-,
-** 2-, 3-, 5- to 7-bit codes) took 1.1 to 1.9 s to compile that way.
+** the rule: from 33 rows, for widths that divide 32 (1-, 2-, 4- and 8-bit
+** codes).  Its code is one copy for every sub-stage of a packing tile
+** (LB_QNORM, a funnel shift of the words); one copy a sub-stage had taken
+** NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5- to 7-bit codes.  Cross-word
+** widths (3, 5, 6, 7) stay mma.sync's: measured faster with wr=1,tm=1
+** from 65 rows (H200, 2026-11-27, 8192 x 8192, M = 128: a16w3_g128 104.0
+** -> 63.2 us, a16w5_g64 118.5 -> 73.8, a16w7_g32 133.9 -> 86.5) but
+** slower for 7-bit codes at 33..64 rows (98.0 -> 141.9, 522 bytes
+** spilled), with compiles of 0.9 to 1.6 s, and not yet through the GPU
+** suite with every sub-stage retiring its wgmmas (below).
 ** Measured on an H100 (lowbit bench, LOWBIT_GEMM=wg=1,wr=1 against the
 ** mma.sync rule, 2026-11-25), a16w4_g128 8192 x 8192: M = 128 82.1 ->
 ** 58.3 us, M = 256 148.9 -> 96.2, M = 1024 514.5 -> 358.7; a16w8_channel
@@ -263,9 +269,12 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** r=4), at 17..32 2% slower; with the activations by TMA (tm, below) it
 ** is faster at 33..64 rows too (H200, 2026-11-27, lowbit bench, M = 64:
 ** a16w4_g128 8192 x 8192 42.8 -> 39.0 us, 4096 x 14336 41.2 -> 40.0;
-** a16w8_channel 45.4 -> 42.0 and 43.3 -> 40.2). */
+** a16w8_channel 45.4 -> 42.0 and 43.3 -> 40.2).  1- and 2-bit codes, the
+** same day (8192 x 8192, M = 64 / 128 / 1024): a16w1_g64 59.7 / 83.1 /
+** 534.4 -> 36.7 / 50.4 / 319.5 us, a16w2_g64 49.2 / 79.0 / 516.6 ->
+** 36.7 / 52.0 / 322.3. */
 static int wr_rule(const lb_format *f, int bucket) {
-  return bucket >= 2 && f->lay.codes <= 8;
+  return bucket >= 2 && 32 % f->lay.bits == 0;
 }
 
 /* Whether a wr plan copies its activations by TMA (tm=1; the template's

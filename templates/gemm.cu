@@ -110,7 +110,7 @@ static_assert((LB_WARPS_K - 1) * LB_WARPS_N * LB_WARPS_M * 32 * LB_MJ * LB_MF * 
 static_assert(lb_ws_fits(), "every sub-stage's code rows fit LB_WS words");
 static_assert(LB_STAGES >= 2, "a pipeline needs two stages");
 static_assert(!LB_WREG || (LB_WG && LB_STAGES >= 3),
-              "words in registers: wgmma plans, three stages (one a sub-stage's wgmmas hold)");
+              "words in registers: wgmma plans, three stages (a refill lags two)");
 static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
               "split-K in a cluster: the block's sums fit the pipeline's shared memory");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
@@ -147,12 +147,6 @@ __device__ __forceinline__ void lb_wg_commit() {
 __device__ __forceinline__ void lb_wg_wait() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-#endif
-}
-// (all but the last group: the sub-stage before may still multiply)
-__device__ __forceinline__ void lb_wg_wait1() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void lb_proxy_fence() {
@@ -380,6 +374,7 @@ __device__ __forceinline__ void lb_load_words(lb_words &wv, const unsigned *wq,
                                               const int (&chs)[LB_MJ][2], int t,
                                               int ss, unsigned long long pol) {
   const int wr = LB_BITS * LB_R * ss / 32;   // the sub-stage's first word row
+  const int nw = lb_ss_nw(ss % LB_NQ);        // and its words (LB_WS at most)
 #pragma unroll
   for (int w = 0; w < (LB_WREG ? LB_WS : 0); w++)
 #pragma unroll
@@ -390,8 +385,9 @@ __device__ __forceinline__ void lb_load_words(lb_words &wv, const unsigned *wq,
         for (int h = 0; h < 2; h++)
 #pragma unroll
           for (int c = 0; c < 2; c++) {
-            // (a word past the row's last tile is never used: not read)
-            if (LB_TILES % LB_TPS != 0 && wr + w >= LB_TILES * LB_WORDS) {
+            // (a word past the sub-stage's, or past the row's last tile, is
+            // never used: not read)
+            if (w >= nw || (LB_TILES % LB_TPS != 0 && wr + w >= LB_TILES * LB_WORDS)) {
               wv.v[w][j][r][h][c] = make_uint2(0u, 0u);
               continue;
             }
@@ -444,10 +440,16 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
 // for codes wider than 4 bits; 7-bit codes at 17..32 rows took 0.99 s to
 // compile fixed, 0.36 not; 3-bit ones ran 43.6 us fixed at 32 rows, 55.6
 // not, a16w3 8192 x 8192 on an H100).
-// With the words in registers (LB_WREG) it is always fixed: a word's place
-// in them must be a constant.
+// With the words in registers (LB_WREG, LB_QNORM) one copy serves every
+// q: a thread's words of a sub-stage sit in registers whose places must
+// be constants, and it shifts them by the sub-stage's place in its tile
+// (a funnel shift a word), so that its code rows sit where sub-stage 0's
+// do; the row constants are then sub-stage 0's.  One copy a sub-stage
+// (LB_QFIX) had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5- to 7-bit
+// codes (sm_90a, M = 128).
+constexpr bool LB_QNORM = LB_WREG;
 constexpr bool LB_QFIX =
-    LB_WREG || LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
+    !LB_QNORM && LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
 
 template <int WK, int Q>
 __device__ __forceinline__ void lb_rows(
@@ -455,13 +457,15 @@ __device__ __forceinline__ void lb_rows(
     const unsigned (&s2v)[LB_GSS][LB_MJ][2],
     const unsigned (&b2v)[LB_GSS][LB_MJ][2], const lb_words &wreg, const char *wrow,
     const char *xrow, int qr, int k0, int g0) {
-  const int q = Q < 0 ? qr : Q;
+  // (LB_QNORM: the row constants are sub-stage 0's, the words shifted below)
+  const int q = LB_QNORM ? 0 : Q < 0 ? qr : Q;
   const int w0 = lb_ss_w0(q);
-  // wgmma with the sub-stage fixed (Q): the warp's words, loaded once
-  // (the code rows of a word share them; each row's fence would make the
-  // compiler load them again).  [word][group][r][h][lanes 2t.. or 2t + 8..]
-  constexpr bool PRE = LB_WG && Q >= 0;
-  constexpr int PNW = PRE ? lb_ss_nw(Q < 0 ? 0 : Q) : 1;
+  // wgmma with the sub-stage fixed (Q, or LB_QNORM): the warp's words,
+  // loaded once (the code rows of a word share them; each row's fence
+  // would make the compiler load them again).
+  // [word][group][r][h][lanes 2t.. or 2t + 8..]
+  constexpr bool PRE = LB_WG && (Q >= 0 || LB_QNORM);
+  constexpr int PNW = !PRE ? 1 : LB_QNORM ? LB_WS : lb_ss_nw(Q < 0 ? 0 : Q);
   // (LB_WREG: the words loaded into registers a sub-stage ahead, wreg)
   uint2 wv[PNW][LB_MJ][2][2][2];
   if constexpr (PRE) {
@@ -480,6 +484,27 @@ __device__ __forceinline__ void lb_rows(
                           : *reinterpret_cast<const uint2 *>(
                                 wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h +
                                 32 * c + w * 128);
+    // Sub-stage qr of its tile starts o bits into its first word: the
+    // stream from there, word by word (big-endian: a funnel shift left;
+    // bits from a word past the sub-stage's are never used).
+    if (LB_QNORM && LB_NQ > 1) {
+      const int o = LB_BITS * LB_R * qr % 32;
+#pragma unroll
+      for (int w = 0; w < PNW; w++)
+#pragma unroll
+        for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+          for (int r = 0; r < 2; r++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+              for (int c = 0; c < 2; c++) {
+                uint2 &v = wv[w][j][r][h][c];
+                const uint2 n = wv[w + 1 < PNW ? w + 1 : w][j][r][h][c];
+                v.x = __funnelshift_l(n.x, v.x, o);
+                v.y = __funnelshift_l(n.y, v.y, o);
+              }
+    }
   }
 #pragma unroll
   for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
@@ -509,7 +534,7 @@ __device__ __forceinline__ void lb_rows(
     const int i = q * LB_R + ii;   // code row from the first tile's start
     const int wi = LB_BITS * i / 32 - w0;
     const int wj = wi + 1 < LB_WS ? wi + 1 : wi;
-    const lb_crow cr = lb_crow_of(LB_TPS > 1 ? i % LB_CODES : i, Q >= 0);   // row in its tile
+    const lb_crow cr = lb_crow_of(LB_TPS > 1 ? i % LB_CODES : i, Q >= 0 || LB_QNORM);   // row in its tile
     if constexpr (LB_WG) {
       // wgmma: each half of the code row is one 16-k step; the row's A
       // operands are made first, then multiplied after one fence (which
@@ -677,8 +702,14 @@ __device__ __forceinline__ void lb_gemm_body(
   lb_wait_prior();
   const lb_copy cp = lb_copy_of(wq, x, n0, m0);
   const bool full_m = m0 + LB_BM <= m, full_n = n0 + LB_BN <= LB_N;
-  // Prologue: LB_STAGES - 1 sub-stages in flight (LB_WREG: LB_STAGES - 2,
-  // the last stage being the one whose wgmmas may still read it).
+  // Prologue: LB_STAGES - 1 sub-stages in flight (LB_WREG: LB_STAGES - 2).
+  // Every sub-stage starts by retiring all the wgmmas before it: with
+  // wgmma.wait_group 1 (one sub-stage's wgmmas still multiplying while the
+  // next is dequantised, the reason for LAG 2) the next sub-stage's A
+  // operands were written into registers the last one still read: wrong
+  // sums, varying run to run (8-bit codes, K 512 to 2048, on an H200);
+  // waiting for all measured the same (a16w4 8192 x 8192, M = 64, 128 and
+  // 1024).  LAG 2 stays, measured with it.
   constexpr int LAG = LB_WREG ? 2 : 1;   // sub-stages behind that a refill takes
   // (words two sub-stages ahead: one left the loop waiting on them,
   // ncu long_scoreboard, a16w4 at M = 128 with 8 warps an SM)
@@ -716,10 +747,10 @@ __device__ __forceinline__ void lb_gemm_body(
     const int ahead = ss + LB_STAGES - LAG;   // the sub-stage a refill takes,
     const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;   // into ss - LAG's buffer
     if constexpr (LB_TMA) {
-      // ss - 2's wgmmas are retired (ss - 1's may run): the last warp to
-      // be done with its stage refills it (the first two refills are of
+      // the wgmmas before are retired (lb_wg_wait): the last warp to be
+      // done with ss - 2's stage refills it (the first two refills are of
       // stages not used yet: thread 0's); then sub-stage ss has landed
-      lb_wg_wait1();
+      lb_wg_wait();
       if (ahead < ns &&
           (ss < LAG ? threadIdx.x == 0 : lane == 0 && lb_release_last(cnts + 4 * abuf)))
         lb_fill_x(smem0 + abuf * LB_STAGE_B, bars + 8 * abuf, xmap,
@@ -729,10 +760,7 @@ __device__ __forceinline__ void lb_gemm_body(
       lb_cp_wait<LB_STAGES - LAG - 1>();   // sub-stage ss has landed (this thread's
       if (LB_WG) {                   // copies), for every thread; and every
         lb_proxy_fence();            // thread is done with sub-stage ss - LAG
-        if (LB_WREG)                 // (wgmma: its reads of shared memory too;
-          lb_wg_wait1();             // with LAG 2, ss - 1's may still run)
-        else
-          lb_wg_wait();
+        lb_wg_wait();                // (wgmma: its reads of shared memory too)
       }
       __syncthreads();
       if (ahead < ns)

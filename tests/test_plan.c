@@ -172,10 +172,10 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
-  /* ... but from 33 rows for codes a tile holds 8 rows of or fewer (4-
-  ** and 8-bit), where it is wgmma's with the words in registers and the
+  /* ... but from 33 rows for widths that divide 32 (1-, 2-, 4- and 8-bit
+  ** codes), where it is wgmma's with the words in registers and the
   ** activations by TMA (lb_gemm.c wr_rule, tm_rule) */
-  if (bucket >= 2 && lay.codes <= 8) {
+  if (bucket >= 2 && 32 % lay.bits == 0) {
     CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 && c.r >= 2 &&
               c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr &&
               c.tm == pw.wg.tm,
