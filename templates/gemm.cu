@@ -469,6 +469,17 @@ __device__ __forceinline__ void lb_rows(
   // (LB_WREG: the words loaded into registers a sub-stage ahead, wreg)
   uint2 wv[PNW][LB_MJ][2][2][2];
   if constexpr (PRE) {
+    // (LB_QNORM) Sub-stage qr of its tile starts o bits into its first
+    // word: the stream from there, word by word (big-endian: a funnel shift
+    // left; bits from a word past the sub-stage's are never used).
+    constexpr bool SHIFT = LB_QNORM && LB_NQ > 1;
+    const int o = SHIFT ? LB_BITS * LB_R * qr % 32 : 0;
+    auto word = [&](int w, int j, int r, int h, int c) {
+      return LB_WREG ? wreg.v[LB_WREG ? w : 0][j][r][h][c]
+                     : *reinterpret_cast<const uint2 *>(
+                           wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h + 32 * c +
+                           w * 128);
+    };
 #pragma unroll
     for (int w = 0; w < PNW; w++)
 #pragma unroll
@@ -478,33 +489,16 @@ __device__ __forceinline__ void lb_rows(
 #pragma unroll
           for (int h = 0; h < 2; h++)
 #pragma unroll
-            for (int c = 0; c < 2; c++)
-              wv[w][j][r][h][c] =
-                  LB_WREG ? wreg.v[LB_WREG ? w : 0][j][r][h][c]
-                          : *reinterpret_cast<const uint2 *>(
-                                wrow + (LB_JSTEP * j + 8 * r) * LB_WROWC * 16 + 64 * h +
-                                32 * c + w * 128);
-    // Sub-stage qr of its tile starts o bits into its first word: the
-    // stream from there, word by word (big-endian: a funnel shift left;
-    // bits from a word past the sub-stage's are never used).
-    if (LB_QNORM && LB_NQ > 1) {
-      const int o = LB_BITS * LB_R * qr % 32;
-#pragma unroll
-      for (int w = 0; w < PNW; w++)
-#pragma unroll
-        for (int j = 0; j < LB_MJ; j++)
-#pragma unroll
-          for (int r = 0; r < 2; r++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-              for (int c = 0; c < 2; c++) {
-                uint2 &v = wv[w][j][r][h][c];
-                const uint2 n = wv[w + 1 < PNW ? w + 1 : w][j][r][h][c];
-                v.x = __funnelshift_l(n.x, v.x, o);
-                v.y = __funnelshift_l(n.y, v.y, o);
+            for (int c = 0; c < 2; c++) {
+              const uint2 v = word(w, j, r, h, c);
+              if constexpr (SHIFT) {
+                const uint2 n = word(w + 1 < PNW ? w + 1 : w, j, r, h, c);
+                wv[w][j][r][h][c] =
+                    make_uint2(__funnelshift_l(n.x, v.x, o), __funnelshift_l(n.y, v.y, o));
+              } else {
+                wv[w][j][r][h][c] = v;
               }
-    }
+            }
   }
 #pragma unroll
   for (int jj = 0; jj < LB_R / LB_WARPS_K; jj++) {
