@@ -249,16 +249,19 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 33 rows, for widths that divide 32 (1-, 2-, 4- and 8-bit
-** codes).  Its code is one copy for every sub-stage of a packing tile
-** (LB_QNORM, a funnel shift of the words); one copy a sub-stage had taken
-** NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5- to 7-bit codes.  Cross-word
-** widths (3, 5, 6, 7) stay mma.sync's: measured faster with wr=1,tm=1
-** from 65 rows (H200, 2026-11-27, 8192 x 8192, M = 128: a16w3_g128 104.0
-** -> 63.2 us, a16w5_g64 118.5 -> 73.8, a16w7_g32 133.9 -> 86.5) but
-** slower for 7-bit codes at 33..64 rows (98.0 -> 141.9, 522 bytes
-** spilled), with compiles of 0.9 to 1.6 s, and not yet through the GPU
-** suite with every sub-stage retiring its wgmmas (below).
+** the rule: from 33 rows for widths that divide 32 (1-, 2-, 4- and 8-bit
+** codes), from 65 rows for 3-bit codes.  Its code is one copy for every
+** sub-stage of a packing tile (LB_QNORM, a funnel shift of the words);
+** one copy a sub-stage had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5-
+** to 7-bit codes.  3-bit codes at 33..64 rows spilled (260 bytes, a
+** group-32 sweep recipe, 255 registers), and on an H100 ran no faster
+** than mma.sync there (a16w3_g128 8192 x 8192, M = 64: 66.9 against 66.8
+** us); from 65 rows, on an H100 (2026-11-27): M = 128 103.2 -> 64.6 us
+** (on an H200, M = 256: 202.4 -> 108.5).  5- to 7-bit codes
+** stay mma.sync's: faster from 65 rows on an H200 (M = 128: a16w5_g64
+** 118.5 -> 73.8, a16w7_g32 133.9 -> 86.5) but not through the GPU suite
+** with every sub-stage retiring its wgmmas (below), and 7-bit codes
+** spilled at 33..64 rows (98.0 -> 141.9 us, 522 bytes).
 ** Measured on an H100 (lowbit bench, LOWBIT_GEMM=wg=1,wr=1 against the
 ** mma.sync rule, 2026-11-25), a16w4_g128 8192 x 8192: M = 128 82.1 ->
 ** 58.3 us, M = 256 148.9 -> 96.2, M = 1024 514.5 -> 358.7; a16w8_channel
@@ -274,7 +277,8 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** 534.4 -> 36.7 / 50.4 / 319.5 us, a16w2_g64 49.2 / 79.0 / 516.6 ->
 ** 36.7 / 52.0 / 322.3. */
 static int wr_rule(const lb_format *f, int bucket) {
-  return bucket >= 2 && 32 % f->lay.bits == 0;
+  return bucket >= (f->lay.bits == 3 ? 3 : 2) &&
+         (32 % f->lay.bits == 0 || f->lay.bits == 3);
 }
 
 /* Whether a wr plan copies its activations by TMA (tm=1; the template's

@@ -150,9 +150,10 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **       refused where sm_90's plan cannot take two)
 **   wg  on sm_90 (compiled for sm_90a), the MMA by wgmma (1) or by
 **       mma.sync (0; the rules': wgmma with wr=1 and tm=1 from 33 rows for
-**       1-, 2-, 4- and 8-bit codes, mma.sync elsewhere); with wg=1, wn counts warps in
-**       warpgroups of four (4, 8), wm is 1 and mj counts 64-channel
-**       groups a warpgroup; other parts run mma.sync whatever it says
+**       1-, 2-, 4- and 8-bit codes, from 65 for 3-bit, mma.sync elsewhere);
+**       with wg=1, wn counts warps in warpgroups of four (4, 8), wm is 1
+**       and mj counts 64-channel groups a warpgroup; other parts run
+**       mma.sync whatever it says
 **   wr  with wgmma, the packed words go to registers, not through the
 **       stages (1; wk 1, r 2 or more, three stages or more; refused with
 **       wg=0) or through shared memory (0)

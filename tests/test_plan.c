@@ -175,7 +175,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   /* ... but from 33 rows for widths that divide 32 (1-, 2-, 4- and 8-bit
   ** codes), where it is wgmma's with the words in registers and the
   ** activations by TMA (lb_gemm.c wr_rule, tm_rule) */
-  if (bucket >= 2 && 32 % lay.bits == 0) {
+  if ((bucket >= 2 && 32 % lay.bits == 0) || (bucket >= 3 && lay.bits == 3)) {
     CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 && c.r >= 2 &&
               c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr &&
               c.tm == pw.wg.tm,
