@@ -64,9 +64,10 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
   return (c->wr ? 0 : c->bn * (ws * 8 + (c->wg ? 2 : 1)) * 16) +
          c->bm * (64 * r + (r >= 2 && !c->wg ? 64 : 0));
 }
-/* With the activations by TMA (tm) a stage also has an mbarrier and a
-** release count, after the resident scales (the template's LB_BAR_B). */
-static int bar_bytes(const lb_gemm_cfg *c) { return c->tm ? 16 : 0; }
+/* Shared memory a stage costs a block: its bytes, and with the activations
+** by TMA (tm) its mbarrier and release count, after the resident scales
+** (the template's LB_BAR_B). */
+static int stage_cost(const lb_gemm_cfg *c) { return c->stage + (c->tm ? 16 : 0); }
 
 /* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
 ** LOWBIT_GEMM, lb_generate_plan and the tuning table spell it: each knob
@@ -145,7 +146,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     int st_hi, st_lo;
     c->ws = words_max(&f->lay, c->r);
     c->stage = stage_bytes(c, c->ws, c->r);
-    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / (c->stage + bar_bytes(c));
+    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / stage_cost(c);
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
     if (c->r > r_min(c)) {
@@ -290,7 +291,7 @@ static int wr_rule(const lb_format *f, int bucket) {
 ** 101.1 -> 88.0, 341.3 -> 292.2; a16w8_channel 8192 x 8192 52.5 -> 47.1,
 ** 91.6 -> 76.4, 344.5 -> 294.9.  Four stages instead of three measured
 ** the same (within 1%). */
-static int tm_rule(const lb_gemm_cfg *c) { return c->wr; }
+static int tm_rule(void) { return 1; }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
 ** each 64 channels a group, over all of the tile's rows (wgmma's n); where
@@ -309,7 +310,7 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   memset(c, 0, sizeof *c);
   c->wg = 1;
   c->wr = pick(kn, K_WR, wr_rule(f, bucket));
-  c->tm = pick(kn, K_TM, tm_rule(c));
+  c->tm = c->wr && pick(kn, K_TM, tm_rule());   /* (a wr plan's only) */
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, bucket >= 3 ? 8 : 4);
@@ -351,7 +352,7 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
 static void finish(const lb_format *f, int n, int k, int bucket, int budget,
                    const knobs *kn, lb_gemm_cfg *c) {
   int span;
-  c->stages = (budget * 1024 - c->sres) / (c->stage + bar_bytes(c));
+  c->stages = (budget * 1024 - c->sres) / stage_cost(c);
   if (c->warps_k > c->r) c->warps_k = c->r;
   /* Two blocks an SM rather than a deeper pipeline, where two stages let
   ** two fit an sm_90's 228 KB (1 KB of each block reserved); K is then
@@ -373,7 +374,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
   if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
-      2 * (stages_min(c) * (c->stage + bar_bytes(c)) + c->sres + LB_SMEM_RESERVED) <=
+      2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
     c->stages = stages_min(c);
     c->per_sm = 2;
@@ -387,7 +388,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** (lb_gemm_splits).  Parts of 99 KB: per_sm (not measured). */
   c->fit = c->per_sm;
   if (budget == LB_SMEM_HI_KB &&
-      2 * (c->stages * (c->stage + bar_bytes(c)) + c->sres + LB_SMEM_RESERVED) <=
+      2 * (c->stages * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024)
     c->fit = 2;
   /* scale groups a sub-stage meets */
@@ -399,7 +400,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->gridn = (n + c->bn - 1) / c->bn;
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
-  c->smem = c->stages * (c->stage + bar_bytes(c)) + c->sres;
+  c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
 }
 
@@ -431,23 +432,16 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
       return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps "
                      "come in warpgroups along channels: wn 4 or 8, wm 1",
                      from, plan);
-    if (kn->v[K_TM] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
-      return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
-                     "is a wgmma plan's with the words in registers (wg=1, "
-                     "wr=1)", from, plan);
     if (kn->v[K_WR] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "is a wgmma plan's: not with wg=0, and warps in "
                      "warpgroups (wn 4 or 8, wm 1)", from, plan);
     use_wg = kn->v[K_WG] == 1 ||
-             (kn->v[K_WG] < 0 && wgwarps && pick(kn, K_WR, wr_rule(f, bucket)) == 1);
+             (kn->v[K_WG] < 0 && wgwarps &&
+              (kn->v[K_TM] == 1 || pick(kn, K_WR, wr_rule(f, bucket)) == 1));
   }
   if (use_wg) {
     plan_wg(f, k, bucket, kn, &p->wg);
-    if (p->wg.tm && !p->wg.wr)
-      return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
-                     "is a plan's with the words in registers: wr=1", from,
-                     plan);
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
@@ -464,6 +458,13 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   } else {
     p->wg = p->hi;
   }
+  /* tm=1 asked for and not built (no wgmma plan, no words in registers,
+  ** or too few stages for them): refused, never ignored */
+  if (kn->v[K_TM] == 1 && !p->wg.tm)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
+                   "is sm_90's wgmma plan's with the words in registers "
+                   "(wg=1, wr=1, warps in warpgroups, three stages)", from,
+                   plan);
   /* Split-K on sm_90: the splits' sums meet in the shared memory of a
   ** cluster's blocks (cl=1, the rule) up to 64 rows where a block's sums
   ** fit its stages, else in a work space that a second kernel adds up

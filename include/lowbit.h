@@ -159,8 +159,8 @@ LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
 **       wg=0) or through shared memory (0)
 **   tm  with wr=1, the activations are copied by TMA (a tensor map of x
 **       made at each launch) into stages released by mbarriers (1; the
-**       rules' with wr) or by every thread's cp.async and a block
-**       barrier (0)
+**       rules' with wr; refused where sm_90's plan is not wgmma's with
+**       wr=1) or by every thread's cp.async and a block barrier (0)
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)

@@ -684,12 +684,14 @@ __device__ __forceinline__ void lb_gemm_body(
   // end) costs nothing.
   // LB_TMA: the stages' mbarriers and release counts (after the scales),
   // set up by thread 0, which also copies the prologue's activations.
-  const unsigned bars = (unsigned)__cvta_generic_to_shared(sres + SREG * (LB_ZEROS ? 2 : 1));
-  const unsigned cnts = bars + 8 * LB_STAGES;
+  char *const sbar = sres + SREG * (LB_ZEROS ? 2 : 1);
+  unsigned *const cnt = reinterpret_cast<unsigned *>(sbar + 8 * LB_STAGES);
+  const unsigned bars = (unsigned)__cvta_generic_to_shared(sbar);
+  const unsigned cnts = (unsigned)__cvta_generic_to_shared(cnt);
   if (LB_TMA && threadIdx.x == 0) {
     for (int s = 0; s < LB_STAGES; s++) {
       lb_bar_init(bars + 8 * s);
-      *reinterpret_cast<unsigned *>(sres + SREG * (LB_ZEROS ? 2 : 1) + 8 * LB_STAGES + 4 * s) = 0;
+      cnt[s] = 0;
     }
     lb_bar_init_fence();
   }

@@ -349,6 +349,50 @@ static void check_ring_scales(void) {
   lb_recipe_free(r);
 }
 
+/* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
+** never dropped: where the rules take no wgmma plan with the words in
+** registers (17..32 rows, wg=1 without wr=1; 3-bit codes at 33..64),
+** with wg=0, wr=0 or mma.sync's warps (before, several of those built the
+** plan without TMA). */
+static void check_knob_tm(void) {
+  static const struct {
+    const char *text, *plan;
+    int bucket, built;
+  } cs[] = {
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 3, 1},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 2, 1},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,wr=1,tm=1", 1, 1},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,tm=1", 1, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 1, 0},
+      {"weights { bits = 3 }\nscales { group = 128 }\n", "tm=1", 2, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,tm=1", 3, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wr=0,tm=1", 3, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wn=2,tm=1", 3, 0}};
+  int i;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    char text[256];
+    lb_recipe *r = NULL;
+    lb_gemm_plans p;
+    lb_status st;
+    snprintf(text, sizeof text,
+             "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", cs[i].text);
+    if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
+      CHECK(0, "t.lua: %s", lb_errmsg());
+      continue;
+    }
+    st = lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, cs[i].plan, "test", &p);
+    if (cs[i].built)
+      CHECK(st == LB_OK && p.wg.tm == 1 && p.wg.wr == 1 && p.wg.wg == 1,
+            "plan \"%s\" b%d: tm=1 not built (%s)", cs[i].plan,
+            cs[i].bucket, st == LB_OK ? "built without" : lb_errmsg());
+    else
+      CHECK(st == LB_EARG && strstr(lb_errmsg(), "tm=1") != NULL,
+            "plan \"%s\" b%d: tm=1 neither built nor refused (%d: %s)",
+            cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
+    lb_recipe_free(r);
+  }
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -388,6 +432,7 @@ int main(void) {
     lb_recipe_free(r);
   }
   check_knob_r();
+  check_knob_tm();
   check_ring_scales();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
