@@ -276,10 +276,42 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** a16w8_channel 45.4 -> 42.0 and 43.3 -> 40.2).  1- and 2-bit codes, the
 ** same day (8192 x 8192, M = 64 / 128 / 1024): a16w1_g64 59.7 / 83.1 /
 ** 534.4 -> 36.7 / 50.4 / 319.5 us, a16w2_g64 49.2 / 79.0 / 516.6 ->
-** 36.7 / 52.0 / 322.3. */
+** 36.7 / 52.0 / 322.3.
+** With 128-channel tiles at 33..64 rows (wide_rule) 3- to 6-bit codes
+** take it there too, and 5- to 7-bit codes from 65 rows; 7-bit codes
+** stay mma.sync's at 33..64 rows, slower with it at either tile (H100,
+** lowbit bench, 2026-11-27, 8192 x 8192, M = 64: a16w7_g32 97.5 -> 138.6
+** us with 128 channels; M = 128 (the rules' 128-channel tile): a16w5_g64
+** 119.0 -> 76.1, a16w6_g128 104.4 -> 68.1, a16w7_g32 134.8 -> 86.9; the
+** same within 10% at 4096 x 14336 and 14336 x 4096).  At 33..64 rows
+** the 3-, 5- and 6-bit codes' 128-channel tiles spilled (test_sweep "" 64:
+** 52 to 244 bytes at 255 registers) where a sub-stage meets more than two
+** scale groups (groups of 32, or 64 with zeros): those stay mma.sync's. */
 static int wr_rule(const lb_format *f, int bucket) {
-  return bucket >= (f->lay.bits == 3 ? 3 : 2) &&
-         (32 % f->lay.bits == 0 || f->lay.bits == 3);
+  const int b = f->lay.bits;
+  if (b == 7 || ((b == 3 || b == 5 || b == 6) &&
+                 !(f->per_channel || f->group >= 128)))
+    return bucket >= 3;
+  return bucket >= 2;
+}
+
+/* The sm_90a plan's channels a block at 33..64 rows: two warpgroups
+** (128) for 3- to 6-bit codes, one (64) for the others.  Measured on an
+** H100 (lowbit bench, 2026-11-27, M = 64, LOWBIT_GEMM=wg=1,wr=1,wn=8,bs=1
+** against the rules' 64 channels; 3-, 5- and 6-bit codes were mma.sync's
+** then), us at 8192 x 8192 / 4096 x 14336 / 14336 x 4096 / 4096 x 4096:
+**   a16w3_g128    67.5 / 70.7 / 62.4 / 25.1 -> 42.8 / 39.0 / 40.1 / 18.8
+**   a16w4_g128    37.4 / 40.9 / 37.0 / 18.5 -> 32.6 / 29.7 / 32.6 / 16.9
+**   a16w5_g64     71.6 / 70.4 / 64.4 / 24.9 -> 54.2 / 46.0 / 48.6 / 20.2
+**   a16w6_g128    67.3 / 69.9 / 63.0 / 24.4 -> 47.6 / 44.4 / 44.4 / 20.2
+**   a16w2_g64     37.1 / 37.8 / 36.6 / 16.3 -> 39.9 / 30.2 / 39.3 / 16.8
+**   a16w8_channel 45.5 / 39.4 / 39.7 / 19.0 -> 79.9 / 75.1 / 72.5 / 28.8
+** (a16w1_g64 as a16w2_g64, bf16w4_g128 as a16w4_g128, a16w8_f32 as
+** a16w8_channel).  Two blocks an SM of two warpgroups each would leave a
+** thread 128 registers, and ptxas then serialises the wgmmas (C7511): 1-
+** and 2-bit codes at 8192 x 8192 took 58.6 us so, 39.8 with one block. */
+static int wide_rule(const lb_format *f, int bucket) {
+  return bucket >= 3 || (bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 6);
 }
 
 /* Whether a wr plan copies its activations by TMA (tm=1; the template's
@@ -313,7 +345,7 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   c->tm = c->wr && pick(kn, K_TM, tm_rule());   /* (a wr plan's only) */
   c->bm = 16 << (bucket < 3 ? bucket : 3);
   c->warps_m = pick(kn, K_WM, 1);
-  c->warps_n = pick(kn, K_WN, bucket >= 3 ? 8 : 4);
+  c->warps_n = pick(kn, K_WN, wide_rule(f, bucket) ? 8 : 4);
   /* (words in registers: one warpgroup a code row, each loads its own) */
   c->warps_k = pick(kn, K_WK, bucket <= 1 && !c->wr ? 2 : 1);
   c->r = bucket <= 2 ? 8 : 4;
@@ -371,8 +403,11 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** mixed).  An sm_80 (164 KB an SM) reads the same plan and keeps one
   ** block: not measured there. */
   c->per_sm = 1;
-  /* (wgmma from 65 rows: one block, LB_MINB above emit_plan) */
-  if (pick(kn, K_BS, bucket >= 1 && !(c->wg && bucket >= 3) ? 2 : 1) == 2 &&
+  /* (wgmma from 65 rows or with two warpgroups: one block, LB_MINB above
+  ** emit_plan and wide_rule) */
+  if (pick(kn, K_BS, bucket >= 1 && !(c->wg && (bucket >= 3 ||
+                                                 c->warps_n > 4))
+                         ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {

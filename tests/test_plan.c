@@ -172,16 +172,27 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
-  /* ... but from 33 rows for widths that divide 32 (1-, 2-, 4- and 8-bit
-  ** codes), where it is wgmma's with the words in registers and the
-  ** activations by TMA (lb_gemm.c wr_rule, tm_rule) */
-  if ((bucket >= 2 && 32 % lay.bits == 0) || (bucket >= 3 && lay.bits == 3)) {
-    CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 && c.r >= 2 &&
-              c.bm == pw.wg.bm && c.bn == pw.wg.bn && c.wr == pw.wg.wr &&
-              c.tm == pw.wg.tm,
-          "%s n=%d k=%d b%d: the rule's sm_90 plan wg %d wr %d tm %d", name, n,
-          k, bucket, c.wg, c.wr, c.tm);
-    c = p.hi;
+  /* ... but from 65 rows, and from 33 for all but 7-bit codes and 3-, 5-
+  ** and 6-bit codes in groups under 128, where it is wgmma's with the
+  ** words in registers and the activations by TMA (lb_gemm.c wr_rule,
+  ** tm_rule); two warpgroups (128 channels) from 65 rows, and at 33..64
+  ** for 3- to 6-bit codes (wide_rule) */
+  {
+    const int odd = lay.bits == 3 || lay.bits == 5 || lay.bits == 6;
+    const int from = lay.bits == 7 || (odd && r->group && r->group < 128)
+                         ? 3 : 2;
+    const int bn = bucket >= 3 || (bucket == 2 && lay.bits >= 3 &&
+                                   lay.bits <= 6) ? 128 : 64;
+    CHECK(pw.wg.bn == bn, "%s n=%d k=%d b%d: wgmma tile of %d channels, "
+          "not %d", name, n, k, bucket, pw.wg.bn, bn);
+    if (bucket >= from) {
+      CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 &&
+                c.r >= 2 && c.bm == pw.wg.bm && c.bn == pw.wg.bn &&
+                c.wr == pw.wg.wr && c.tm == pw.wg.tm,
+            "%s n=%d k=%d b%d: the rule's sm_90 plan wg %d wr %d tm %d", name,
+            n, k, bucket, c.wg, c.wr, c.tm);
+      c = p.hi;
+    }
   }
   CHECK(memcmp(&c, &p.hi, sizeof p.hi) == 0 && p.hi.wg == 0 &&
             p.lo.wg == 0 && pw.wg.wg == 1 && pw.wg.warps_m == 1 &&
@@ -351,7 +362,8 @@ static void check_ring_scales(void) {
 
 /* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
 ** never dropped: where the rules take no wgmma plan with the words in
-** registers (17..32 rows, wg=1 without wr=1; 3-bit codes at 33..64),
+** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
+** and 7-bit codes at 33..64),
 ** with wg=0, wr=0 or mma.sync's warps (before, several of those built the
 ** plan without TMA). */
 static void check_knob_tm(void) {
@@ -364,7 +376,10 @@ static void check_knob_tm(void) {
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,wr=1,tm=1", 1, 1},
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,tm=1", 1, 0},
       {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 1, 0},
-      {"weights { bits = 3 }\nscales { group = 128 }\n", "tm=1", 2, 0},
+      {"weights { bits = 3 }\nscales { group = 128 }\n", "tm=1", 2, 1},
+      {"weights { bits = 3 }\nscales { group = 32 }\n", "tm=1", 2, 0},
+      {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 2, 0},
+      {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 3, 1},
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,tm=1", 3, 0},
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wr=0,tm=1", 3, 0},
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wn=2,tm=1", 3, 0}};

@@ -535,13 +535,15 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
 /* The pairwise sweep (lb_sweep.h): each recipe at its own K (which
 ** decides resident scales, chunked scales and the split) with N capped
 ** at 2048 so that the float64 reference stays fast, and at a small
-** narrow shape; M = 1, 3, 8 (x resident in shared memory or not).  Share
+** narrow shape; M = 1, 3, 8 (x resident in shared memory or not), 16,
+** and 40 and 100 (the GEMM at 33..64 rows and from 65 rows).  Share
 ** `part` of `parts` takes every parts-th recipe, so that several processes
 ** can share the sweep (its time is NVRTC's). */
 static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
   static lb_sweep_row rows[256];
   int n = lb_sweep(rows, 256), i, s, mi;
-  static const int ms[] = {1, 3, 8, 16, 100};
+  static const int ms[] = {1, 3, 8, 16, 40, 100};
+  const int nm = (int)(sizeof ms / sizeof ms[0]);
   uint64_t seed = 0x5a5a;
   for (i = part; i < n; i += parts) {
     lb_recipe *r = NULL;
@@ -557,7 +559,7 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
       const int shapes[2][2] = {
           {rows[i].k, rows[i].n < 2048 ? rows[i].n : 2048}, {g, 48}};
       for (s = 0; s < 2; s++)
-        for (mi = 0; mi < 5; mi++) {
+        for (mi = 0; mi < nm; mi++) {
           double rel = 0;
           double e = run_case(ctx, r, ms[mi], shapes[s][1], shapes[s][0],
                               seed++ * 7919, r->bias && (mi + s) % 2,
