@@ -3,9 +3,10 @@
 ** recipe loads, generates its GEMV and two GEMM buckets (the buckets taken
 ** in turn over the recipes), and each compiles for sm_80 and sm_90 with zero
 ** warnings and zero spill stores in each entry point, each compile within
-** a time limit (1 s, the best of five tries; LOWBIT_SWEEP_MAX_S changes
-** it) on the machine where it was set.  Elsewhere the second is scaled by
-** this machine's speed, measured on a fixed kernel (the yardstick below).
+** a time limit (1 s; LOWBIT_SWEEP_MAX_S changes it) on the machine where
+** it was set.  Elsewhere the second is scaled by this machine's speed,
+** measured on a fixed kernel (the yardstick below), at the start and again
+** next to a compile that seems over the limit.
 ** The disk cache is off, so every compile is a real one and its time is
 ** reported.
 **
@@ -106,7 +107,7 @@ int main(int argc, char **argv) {
   static const int gemm_m[] = {16, 32, 64, 128, 1024};   /* one per bucket */
   const char *e = getenv("LOWBIT_SWEEP_MAX_S");
   const double base = e && atof(e) > 0 ? atof(e) : 1.0;
-  double scale, worst = 0, total = 0;
+  double scale, worst = 0, worst_frac = 0, total = 0;
   char worst_name[112] = "";
   const char *only = argc > 1 && argv[1][0] ? argv[1] : NULL;
   const int fixed_m = argc > 2 ? atoi(argv[2]) : 0;   /* 0: in turn */
@@ -157,31 +158,33 @@ int main(int argc, char **argv) {
       lb_offline info;
       char *log = NULL;
       int f, t, regs = -1, spill = 0, found = 0;
+      double frac;   /* of the limit, at the machine's speed of the moment */
       snprintf(cell[a], sizeof cell[a], "-");
       if (lb_compile_offline(src, archs[a], &info, &log) != LB_OK) {
         CHECK(0, "%s m=%d sm_%d: %s", row->name, m, archs[a], lb_errmsg());
         continue;
       }
-      /* over the limit: the best of five, so that a busy moment of the
-      ** machine is not taken for the compiler's time (on a shared 2-core
-      ** VM one kernel took 0.75 to 1.04 s in four runs of the sweep); and
-      ** the machine measured again, in case it has slowed since the
-      ** start */
-      for (t = 0; t < 4 && info.seconds > limit_s(base, scale); t++) {
+      /* over the limit: compiled again up to four times, each right after
+      ** the yardstick (best of three), and the best ratio of the two kept,
+      ** so that both see the machine at the same moment.  A shared 2-core
+      ** VM's speed drifts: in five runs of this sweep a minute apart the
+      ** yardstick took 0.47 to 0.73 s and one kernel 1.06 to 1.65 s, and a
+      ** yardstick taken at the start once set a limit that kernel met at
+      ** 0.99 (measured at the same moment, 0.48 to 0.51). */
+      frac = info.seconds / limit_s(base, scale);
+      for (t = 0; t < 4 && frac > 1; t++) {
         lb_offline again;
         char *log2 = NULL;
-        if (lb_compile_offline(src, archs[a], &again, &log2) == LB_OK &&
-            again.seconds < info.seconds)
+        const double now = yard_scale(3);
+        if (now > 0 &&
+            lb_compile_offline(src, archs[a], &again, &log2) == LB_OK &&
+            again.seconds / limit_s(base, now) < frac) {
+          frac = again.seconds / limit_s(base, now);
           info.seconds = again.seconds;
-        free(log2);
-      }
-      if (info.seconds > limit_s(base, scale)) {
-        double now = yard_scale(5);
-        if (now > scale) {
-          printf("  (the yardstick now takes %.2f s: limit %.2f s)\n",
-                 now * YARD_S, limit_s(base, now));
-          scale = now;
+          printf("  (again: %.2f s where the yardstick took %.2f s)\n",
+                 again.seconds, now * YARD_S);
         }
+        free(log2);
       }
       CHECK(info.warnings == 0, "%s m=%d sm_%d: %d warning(s)\n%s",
             row->name, m, archs[a], info.warnings, log ? log : "");
@@ -197,11 +200,11 @@ int main(int argc, char **argv) {
       }
       CHECK(found > 0, "%s m=%d sm_%d: no resource report", row->name, m,
             archs[a]);
-      CHECK(info.seconds <= limit_s(base, scale), "%s m=%d sm_%d: compile "
-            "took %.2f s (limit %.2f: %.2f s where the yardstick takes "
-            "%.2f s)", row->name, m, archs[a], info.seconds,
-            limit_s(base, scale), base, YARD_S);
-      if (info.seconds > worst) {
+      CHECK(frac <= 1, "%s m=%d sm_%d: compile took %.2f s, %.2f of the "
+            "limit (%.2f s where the yardstick takes %.2f s)", row->name, m,
+            archs[a], info.seconds, frac, base, YARD_S);
+      if (frac > worst_frac) {
+        worst_frac = frac;
         worst = info.seconds;
         snprintf(worst_name, sizeof worst_name, "%s m=%d sm_%d", row->name,
                  m, archs[a]);
@@ -217,8 +220,8 @@ int main(int argc, char **argv) {
     free(src);
     lb_recipe_free(r);
   }
-  printf("slowest compile: %.2f s (%s), %.2f of the limit; all compiles "
-         "%.1f s\n", worst, worst_name, worst / limit_s(base, scale), total);
+  printf("nearest the limit: %.2f s (%s), %.2f of it; all compiles "
+         "%.1f s\n", worst, worst_name, worst_frac, total);
   printf("%d recipes, %d failure(s)\n", n, failures);
   return failures != 0;
 }
