@@ -341,9 +341,11 @@ static int cmd_compile(const args *a) {
   if ((r = load(a->files[0])) == NULL) return 1;
   print_cache();
   for (j = 0; j < nm; j++) {
-    char *src;
+    char *src, text[1024];
     lb_kernel_desc d;
     if (lb_describe(r, a->n, a->k, ms[j], a->sms, &d) != LB_OK ||
+        lb_describe_plan(r, a->n, a->k, ms[j], a->sms, text, sizeof text,
+                         NULL) != LB_OK ||
         (a->plan ? lb_generate_plan(r, a->n, a->k, ms[j], a->sms, a->plan,
                                     &src)
                  : lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src)) !=
@@ -358,7 +360,7 @@ static int cmd_compile(const args *a) {
     else
       printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared "
              "memory (%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind,
-             d.plan, d.threads, d.smem_hi, d.smem_lo);
+             text, d.threads, d.smem_hi, d.smem_lo);
     for (i = 0; i < na; i++) {
       lb_offline info;
       char *log = NULL;

@@ -56,27 +56,33 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
                             base, out, max, count);
 }
 
-lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
-                      lb_kernel_desc *out) {
+/* The kernel m rows use: kind, block, and its plan in words into text
+** (len bytes; *need: the bytes the whole text takes).  fn names the
+** caller in messages. */
+static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
+                          const char *fn, lb_kernel_desc *out, char *text,
+                          size_t len, size_t *need) {
   lb_status st;
-  if (out == NULL) return lb_fail(LB_EARG, "lb_describe: out is NULL");
+  int w;
   memset(out, 0, sizeof *out);
-  if ((st = check_m(m, "lb_describe")) != LB_OK) return st;
+  if (r == NULL) return lb_fail(LB_EARG, "%s: recipe is NULL", fn);
+  if ((st = check_m(m, fn)) != LB_OK) return st;
   if (m <= lb_gemv_rows(r)) {
     lb_gemv_cfg c;
+    char fold[48] = "";
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
                            "LOWBIT_PLAN", &c)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
-    char fold[48] = "";
     if (c.fold > 1)
       snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
                c.warps * c.fold, c.split * c.fold);
-    snprintf(out->plan, sizeof out->plan,
-             "%d block(s) of %d warps, split %d, cluster %d%s, %d stage(s)%s, "
-             "x resident up to m = %d%s", c.grid, c.warps, c.split, c.cluster,
-             fold, c.stages, c.lazy ? " (lazy)" : "", c.xs_m,
-             c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
+    w = snprintf(text, len,
+                 "%d block(s) of %d warps, split %d, cluster %d%s, %d "
+                 "stage(s)%s, x resident up to m = %d%s", c.grid, c.warps,
+                 c.split, c.cluster, fold, c.stages,
+                 c.lazy ? " (lazy)" : "", c.xs_m,
+                 c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
         ** the 99 KB parts come before sm_90 and run the folded one */
       int t;
@@ -86,16 +92,17 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
   } else {
     lb_gemm_plans p;
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
-    int b = lb_gemm_bucket(m), sp;
-    char split[48] = "", small[80] = "", hopper[120] = "";
+    const int b = lb_gemm_bucket(m);
+    int sp;
+    char split[48] = "", small[80] = "", hopper[160] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
                            "LOWBIT_GEMM", &p)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
     if ((sp = lb_gemm_splits(c, m, sms)) > 1)
       snprintf(split, sizeof split, ", K split %d ways %s", sp,
-               lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
-                                       : "with a work space");
+               !wg->wg && lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
+                                                   : "with a work space");
     /* the 99 KB parts' plan: what differs */
     if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
         lo->sres != c->sres) {
@@ -107,22 +114,65 @@ lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                : lo->sres          ? ", scales resident"
                                    : ", scales not resident");
     }
-    /* sm_90's plan, where it is wgmma's */
-    if (wg->wg)
-      snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d, %d x %d "
-               "warpgroups, %d code rows, %d stages%s", wg->bm, wg->bn,
-               wg->warps_n / 4, wg->warps_k, wg->r, wg->stages,
-               wg->tm ? ", x by TMA" : "");
-    if (snprintf(out->plan, sizeof out->plan,
+    /* sm_90's plan where it is wgmma's, with its own split and block (the
+    ** desc's threads and smem_hi are the mma.sync plan's) */
+    if (wg->wg) {
+      const int wsp = lb_gemm_splits(wg, m, sms);
+      char wsplit[48] = "";
+      if (wsp > 1)
+        snprintf(wsplit, sizeof wsplit, ", K split %d ways %s", wsp,
+                 lb_gemm_cluster(wg, wsp) ? "in a cluster"
+                                          : "with a work space");
+      snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d tiles, %d x %d "
+               "warpgroups, %d code rows, %d stages%s%s, %d threads, %d "
+               "bytes of shared memory", wg->bm, wg->bn, wg->warps_n / 4,
+               wg->warps_k, wg->r, wg->stages, wg->tm ? ", x by TMA" : "",
+               wsplit, wg->threads, wg->smem);
+    }
+    w = snprintf(text, len,
                  "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
                  "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s",
                  b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
-                 c->stages, c->sres ? ", scales resident" : "", split,
-                 small, hopper) >= (int)sizeof out->plan)   /* cut: say so */
-      memcpy(out->plan + sizeof out->plan - 4, "...", 4);
+                 c->stages, c->sres ? ", scales resident" : "", split, small,
+                 hopper);
     out->threads = c->threads;
     out->smem_hi = c->smem;
     out->smem_lo = lo->smem;
+  }
+  if (w < 0) return lb_fail(LB_EARG, "%s: the plan's text", fn);
+  if (need) *need = (size_t)w + 1;
+  return LB_OK;
+}
+
+lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
+                      lb_kernel_desc *out) {
+  size_t need = 0;
+  lb_status st;
+  if (out == NULL) return lb_fail(LB_EARG, "lb_describe: out is NULL");
+  st = describe(r, n, k, m, sms, "lb_describe", out, out->plan,
+                sizeof out->plan, &need);
+  if (st == LB_OK && need > sizeof out->plan)   /* cut: say so */
+    memcpy(out->plan + sizeof out->plan - 4, "...", 4);
+  return st;
+}
+
+lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m, int sms,
+                           char *buf, size_t len, size_t *need) {
+  lb_kernel_desc d;
+  size_t w = 0;
+  lb_status st;
+  if (need) *need = 0;
+  if (buf == NULL || len == 0)
+    return lb_fail(LB_EARG, "lb_describe_plan: buf is NULL or len 0");
+  buf[0] = '\0';
+  if ((st = describe(r, n, k, m, sms, "lb_describe_plan", &d, buf, len,
+                     &w)) != LB_OK)
+    return st;
+  if (need) *need = w;
+  if (w > len) {
+    buf[0] = '\0';
+    return lb_fail(LB_EARG, "lb_describe_plan: the plan's text takes %zu "
+                   "bytes, len is %zu", w, len);
   }
   return LB_OK;
 }

@@ -129,6 +129,14 @@ typedef struct lb_kernel_desc {
 } lb_kernel_desc;
 LB_API lb_status lb_describe(const lb_recipe *r, int n, int k, int m, int sms,
                              lb_kernel_desc *out);
+/* lb_kernel_desc's plan is cut at 200 bytes (ending "..."), and its
+** threads and smem_hi are the mma.sync plan's; the whole text, with
+** sm_90's wgmma plan, its split, threads and shared memory, goes into buf
+** (len bytes).  *need (if not NULL): the bytes the text takes, terminator
+** included; LB_EARG, and buf empty, where len is less. */
+LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
+                                  int sms, char *buf, size_t len,
+                                  size_t *need);
 
 /* ---- plans in words --------------------------------------------------
 ** A plan is comma-separated knobs ("wn=4,wk=2,r=8"), each replacing what

@@ -283,6 +283,30 @@ int main(int argc, char **argv) {
             !strcmp(kd.kind, "gemm") && kd.threads > 0 &&
             kd.smem_lo <= 99 * 1024 && kd.smem_hi <= 227 * 1024,
         "describe m = 17: %s", lb_errmsg());
+  {   /* the whole plan text: sm_90's wgmma plan past lb_kernel_desc's 200
+      ** bytes; too small a buffer refused, with the size it needs */
+    char text[1024], tiny[16];
+    size_t need = 0, need2 = 0;
+    CHECK(lb_describe(r, 8192, 8192, 128, 132, &kd) == LB_OK &&
+              lb_describe_plan(r, 8192, 8192, 128, 132, text, sizeof text,
+                               &need) == LB_OK &&
+              need == strlen(text) + 1 &&
+              strncmp(text, kd.plan, strlen(kd.plan) -
+                      (strstr(kd.plan, "...") ? 3 : 0)) == 0 &&
+              strstr(text, "bytes of shared memory") != NULL,
+          "describe_plan m = 128: %s (%s)", lb_errmsg(), text);
+    refused(lb_describe_plan(r, 8192, 8192, 128, 132, tiny, sizeof tiny,
+                             &need2), LB_EARG, "takes", "describe_plan short");
+    CHECK(need2 == need && tiny[0] == '\0',
+          "describe_plan short: need %zu (%zu), buf '%s'", need2, need, tiny);
+    refused(lb_describe_plan(r, 8192, 8192, 128, 132, NULL, 8, NULL),
+            LB_EARG, "lb_describe_plan", "describe_plan NULL buf");
+    refused(lb_describe_plan(NULL, 8192, 8192, 128, 132, text, sizeof text,
+                             NULL), LB_EARG, "recipe is NULL",
+            "describe_plan NULL recipe");
+    refused(lb_describe_plan(r, 8192, 8192, 0, 132, text, sizeof text, NULL),
+            LB_EARG, "lb_describe_plan", "describe_plan m = 0");
+  }
   refused(lb_op_prepare(NULL, 1, 16), LB_EARG, "lb_op_prepare", "NULL op");
   refused(lb_op_info_m(NULL, 16, &info), LB_EARG, "lb_op_info_m", "NULL op");
   refused(lb_op_create(NULL, r, 64, 128, &op), LB_EARG, "lb_op_create", "NULL ctx");

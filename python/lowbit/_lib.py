@@ -112,6 +112,8 @@ _proto("lb_unpack", c_int, _R, c_int, c_int, POINTER(c_uint32), POINTER(c_uint8)
 _proto("lb_generate", c_int, _R, c_int, c_int, c_int, POINTER(c_void_p))
 _proto("lb_generate_m", c_int, _R, c_int, c_int, c_int, c_int, POINTER(c_void_p))
 _proto("lb_describe", c_int, _R, c_int, c_int, c_int, c_int, POINTER(KernelDesc))
+_proto("lb_describe_plan", c_int, _R, c_int, c_int, c_int, c_int, c_char_p,
+       c_size_t, POINTER(c_size_t))
 _proto("lb_generate_plan", c_int, _R, c_int, c_int, c_int, c_int, c_char_p,
        POINTER(c_void_p))
 # out: max plans of PLAN_LEN characters each, in one buffer

@@ -61,7 +61,17 @@ def describe_kernel(recipe, n, k, m, sms=132):
     d = _lib.KernelDesc()
     check(_lib.lib.lb_describe(r.handle, int(n), int(k), int(m), int(sms),
                                ctypes.byref(d)))
-    return Kernel(kind=d.kind.decode(), plan=d.plan.decode(),
+    # the whole text (lb_kernel_desc's is cut at 200 bytes)
+    need = ctypes.c_size_t(0)
+    buf = ctypes.create_string_buffer(1024)
+    st = _lib.lib.lb_describe_plan(r.handle, int(n), int(k), int(m), int(sms),
+                                   buf, len(buf), ctypes.byref(need))
+    if st != 0 and need.value > len(buf):
+        buf = ctypes.create_string_buffer(need.value)
+        st = _lib.lib.lb_describe_plan(r.handle, int(n), int(k), int(m),
+                                       int(sms), buf, len(buf), None)
+    check(st)
+    return Kernel(kind=d.kind.decode(), plan=buf.value.decode(),
                   threads=d.threads, smem_hi=d.smem_hi, smem_lo=d.smem_lo)
 
 

@@ -73,6 +73,10 @@ def test_describe_kernel():
     assert "bucket 0" in lowbit.describe_kernel("a16w8_channel", 8192, 8192,
                                                 16).plan
     assert "bucket 1" in k32.plan and k32.threads > 0
+    # the whole text, sm_90's wgmma plan included (past lb_kernel_desc's 200)
+    k128 = lowbit.describe_kernel("a16w3_g128", 8192, 8192, 128)
+    assert "sm_90 wgmma" in k128.plan and k128.plan.endswith(
+        "bytes of shared memory") and len(k128.plan) > 200
     assert 0 < k32.smem_lo <= 99 * 1024 and k32.smem_hi >= k32.smem_lo
     with pytest.raises(lowbit.LowbitError, match="m = 0"):
         lowbit.describe_kernel("a16w4_g128", 8192, 8192, 0)
