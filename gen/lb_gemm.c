@@ -250,8 +250,10 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 33 rows for widths that divide 32 (1-, 2-, 4- and 8-bit
-** codes), from 65 rows for 3-bit codes.  Its code is one copy for every
+** the rule: from 65 rows, and from 33 for all but 7-bit codes and 3-, 5-
+** and 6-bit codes in groups under 128 (the history below: first the
+** widths that divide 32, then 3-bit codes from 65 rows, then the rest).
+** Its code is one copy for every
 ** sub-stage of a packing tile (LB_QNORM, a funnel shift of the words);
 ** one copy a sub-stage had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5-
 ** to 7-bit codes.  3-bit codes at 33..64 rows spilled (260 bytes, a

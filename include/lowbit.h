@@ -157,8 +157,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   bs  blocks an SM on 160 KB parts (1, or 2 where two fit: two stages;
 **       refused where sm_90's plan cannot take two)
 **   wg  on sm_90 (compiled for sm_90a), the MMA by wgmma (1) or by
-**       mma.sync (0; the rules': wgmma with wr=1 and tm=1 from 33 rows for
-**       1-, 2-, 4- and 8-bit codes, from 65 for 3-bit, mma.sync elsewhere);
+**       mma.sync (0; the rules': wgmma with wr=1 and tm=1 from 65 rows, and
+**       from 33 but for 7-bit codes and 3-, 5-, 6-bit codes in groups
+**       under 128; mma.sync elsewhere);
 **       with wg=1, wn counts warps in warpgroups of four (4, 8), wm is 1
 **       and mj counts 64-channel groups a warpgroup; other parts run
 **       mma.sync whatever it says
