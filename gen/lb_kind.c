@@ -94,7 +94,7 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
     const int b = lb_gemm_bucket(m);
     int sp;
-    char split[48] = "", small[80] = "", hopper[160] = "";
+    char split[48] = "", small[96] = "", hopper[256] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
                            "LOWBIT_GEMM", &p)) != LB_OK)
       return st;
