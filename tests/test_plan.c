@@ -360,6 +360,46 @@ static void check_ring_scales(void) {
   lb_recipe_free(r);
 }
 
+/* The plan in words, at a GEMV row count and one M a GEMM bucket: whole
+** within 1 KB (lowbit compile's buffer), the size it says it needs, and
+** the 200-byte lb_kernel_desc text its start (or cut, saying so); where
+** sm_90's plan is wgmma's, the text gives its split, threads and shared
+** memory. */
+static void check_describe(const lb_recipe *r, const char *name, int n,
+                           int k) {
+  static const int ms[] = {1, 16, 32, 64, 128, 1024};
+  int i;
+  for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
+    char text[1024];
+    size_t need = 0, cut;
+    lb_kernel_desc d;
+    lb_gemm_plans p;
+    const int m = ms[i];
+    if (lb_describe(r, n, k, m, 132, &d) != LB_OK ||
+        lb_describe_plan(r, n, k, m, 132, text, sizeof text, &need) !=
+            LB_OK) {
+      CHECK(0, "%s n=%d k=%d m=%d: describe: %s", name, n, k, m, lb_errmsg());
+      continue;
+    }
+    cut = strlen(d.plan) >= 3 && !strcmp(d.plan + strlen(d.plan) - 3, "...")
+              ? strlen(d.plan) - 3 : strlen(d.plan);
+    CHECK(need == strlen(text) + 1 && strncmp(text, d.plan, cut) == 0 &&
+              (cut == strlen(d.plan) || need > sizeof d.plan),
+          "%s n=%d k=%d m=%d: '%s' against '%s' (need %zu)", name, n, k, m,
+          text, d.plan, need);
+    if (m > lb_gemv_rows(r) &&
+        lb_plan_gemm(r, n, k, lb_gemm_bucket(m), 132, NULL, NULL, &p) ==
+            LB_OK &&
+        p.wg.wg) {
+      char want[64];
+      snprintf(want, sizeof want, "%d threads, %d bytes", p.wg.threads,
+               p.wg.smem);
+      CHECK(strstr(text, "sm_90 wgmma") && strstr(text, want),
+            "%s n=%d k=%d m=%d: '%s' lacks '%s'", name, n, k, m, text, want);
+    }
+  }
+}
+
 /* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
 ** never dropped: where the rules take no wgmma plan with the words in
 ** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
@@ -439,6 +479,7 @@ int main(void) {
           for (bk = 0; bk < LB_GEMM_BUCKETS; bk++, plans++)
             check_gemm(r, rows[i].name, ns[a], k, bk);
         }
+        check_describe(r, rows[i].name, ns[a], k);
         /* the candidates, on a share of the shapes (every recipe meets
         ** each shape once in six) */
         if ((i + a + b) % 6 == 0)
