@@ -251,20 +251,15 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
 ** the rule: from 65 rows, and from 33 for all but 7-bit codes and 3-, 5-
-** and 6-bit codes in groups under 128 (the history below: first the
-** widths that divide 32, then 3-bit codes from 65 rows, then the rest).
-** Its code is one copy for every
+** and 6-bit codes in groups under 128.  Its code is one copy for every
 ** sub-stage of a packing tile (LB_QNORM, a funnel shift of the words);
 ** one copy a sub-stage had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5-
-** to 7-bit codes.  3-bit codes at 33..64 rows spilled (260 bytes, a
-** group-32 sweep recipe, 255 registers), and on an H100 ran no faster
-** than mma.sync there (a16w3_g128 8192 x 8192, M = 64: 66.9 against 66.8
-** us); from 65 rows, on an H100 (2026-11-27): M = 128 103.2 -> 64.6 us
-** (on an H200, M = 256: 202.4 -> 108.5).  5- to 7-bit codes
-** stay mma.sync's: faster from 65 rows on an H200 (M = 128: a16w5_g64
-** 118.5 -> 73.8, a16w7_g32 133.9 -> 86.5) but not through the GPU suite
-** with every sub-stage retiring its wgmmas (below), and 7-bit codes
-** spilled at 33..64 rows (98.0 -> 141.9 us, 522 bytes).
+** to 7-bit codes.  It came in three steps, measured below: the widths
+** that divide 32; 3-bit codes from 65 rows (H100, 2026-11-27, a16w3_g128
+** 8192 x 8192, M = 128: 103.2 -> 64.6 us; with 64-channel tiles at
+** 33..64 rows it spilled 260 bytes on a group-32 sweep recipe and ran as
+** mma.sync, 66.9 against 66.8 us); then 128-channel tiles at 33..64 rows
+** (wide_rule) and the other widths.
 ** Measured on an H100 (lowbit bench, LOWBIT_GEMM=wg=1,wr=1 against the
 ** mma.sync rule, 2026-11-25), a16w4_g128 8192 x 8192: M = 128 82.1 ->
 ** 58.3 us, M = 256 148.9 -> 96.2, M = 1024 514.5 -> 358.7; a16w8_channel
@@ -288,7 +283,8 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** same within 10% at 4096 x 14336 and 14336 x 4096).  At 33..64 rows
 ** the 3-, 5- and 6-bit codes' 128-channel tiles spilled (test_sweep "" 64:
 ** 52 to 244 bytes at 255 registers) where a sub-stage meets more than two
-** scale groups (groups of 32, or 64 with zeros): those stay mma.sync's. */
+** scale groups (groups of 32, or 64 with zeros; 64 without zeros did not,
+** but stays with them): groups under 128 stay mma.sync's there. */
 static int wr_rule(const lb_format *f, int bucket) {
   const int b = f->lay.bits;
   if (b == 7 || ((b == 3 || b == 5 || b == 6) &&
@@ -309,9 +305,8 @@ static int wr_rule(const lb_format *f, int bucket) {
 **   a16w2_g64     37.1 / 37.8 / 36.6 / 16.3 -> 39.9 / 30.2 / 39.3 / 16.8
 **   a16w8_channel 45.5 / 39.4 / 39.7 / 19.0 -> 79.9 / 75.1 / 72.5 / 28.8
 ** (a16w1_g64 as a16w2_g64, bf16w4_g128 as a16w4_g128, a16w8_f32 as
-** a16w8_channel).  Two blocks an SM of two warpgroups each would leave a
-** thread 128 registers, and ptxas then serialises the wgmmas (C7511): 1-
-** and 2-bit codes at 8192 x 8192 took 58.6 us so, 39.8 with one block. */
+** a16w8_channel).  Such blocks keep one an SM (regs_for_two): with two,
+** a16w1_g64 at 8192 x 8192 took 58.6 us, with one 39.8. */
 static int wide_rule(const lb_format *f, int bucket) {
   return bucket >= 3 || (bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 6);
 }
@@ -382,6 +377,17 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
   }
 }
 
+/* Whether two blocks of plan c on an SM leave its threads the registers
+** they need: mma.sync's do, and a wgmma block of one warpgroup over up to
+** 64 rows.  Two warpgroups a block got 128 registers a thread and ptxas
+** serialised their wgmmas (C7511; wide_rule: a16w1_g64 8192 x 8192 at
+** M = 64 58.6 against 39.8 us); 128 rows spilled under that cap (LB_MINB,
+** emit_plan).  The rule's bs and the blocks split-K counts on (fit) ask
+** it; a plan's bs=2 is taken as asked. */
+static int regs_for_two(const lb_gemm_cfg *c) {
+  return !c->wg || (c->bm <= 64 && c->warps_n <= 4);
+}
+
 /* What follows from a part's sub-stage and budget (KB a block). */
 static void finish(const lb_format *f, int n, int k, int bucket, int budget,
                    const knobs *kn, lb_gemm_cfg *c) {
@@ -405,11 +411,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** mixed).  An sm_80 (164 KB an SM) reads the same plan and keeps one
   ** block: not measured there. */
   c->per_sm = 1;
-  /* (wgmma from 65 rows or with two warpgroups: one block, LB_MINB above
-  ** emit_plan and wide_rule) */
-  if (pick(kn, K_BS, bucket >= 1 && !(c->wg && (bucket >= 3 ||
-                                                 c->warps_n > 4))
-                         ? 2 : 1) == 2 &&
+  if (pick(kn, K_BS, bucket >= 1 && regs_for_two(c) ? 2 : 1) == 2 &&
       budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
@@ -422,9 +424,10 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   }
   /* Blocks an sm_90 holds at once whatever the plan meant (up to 16 rows
   ** a block's stages are small enough for two): split-K may fill them
-  ** (lb_gemm_splits).  Parts of 99 KB: per_sm (not measured). */
+  ** (lb_gemm_splits), where their registers allow.  Parts of 99 KB:
+  ** per_sm (not measured). */
   c->fit = c->per_sm;
-  if (budget == LB_SMEM_HI_KB &&
+  if (budget == LB_SMEM_HI_KB && regs_for_two(c) &&
       2 * (c->stages * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024)
     c->fit = 2;

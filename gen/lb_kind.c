@@ -56,6 +56,12 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
                             base, out, max, count);
 }
 
+/* ", K split N ways " and where the sums meet, into buf; nothing for one
+** way. */
+static void say_split(char *buf, size_t len, int ways, const char *where) {
+  if (ways > 1) snprintf(buf, len, ", K split %d ways %s", ways, where);
+}
+
 /* The kernel m rows use: kind, block, and its plan in words into text
 ** (len bytes; *need: the bytes the whole text takes).  fn names the
 ** caller in messages. */
@@ -93,16 +99,17 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
     lb_gemm_plans p;
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
     const int b = lb_gemm_bucket(m);
-    int sp;
     char split[48] = "", small[96] = "", hopper[256] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
                            "LOWBIT_GEMM", &p)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemm");
-    if ((sp = lb_gemm_splits(c, m, sms)) > 1)
-      snprintf(split, sizeof split, ", K split %d ways %s", sp,
-               !wg->wg && lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
-                                                   : "with a work space");
+    {
+      const int sp = lb_gemm_splits(c, m, sms);
+      say_split(split, sizeof split, sp,
+                !wg->wg && lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
+                                                    : "with a work space");
+    }
     /* the 99 KB parts' plan: what differs */
     if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
         lo->sres != c->sres) {
@@ -119,10 +126,8 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
     if (wg->wg) {
       const int wsp = lb_gemm_splits(wg, m, sms);
       char wsplit[48] = "";
-      if (wsp > 1)
-        snprintf(wsplit, sizeof wsplit, ", K split %d ways %s", wsp,
-                 lb_gemm_cluster(wg, wsp) ? "in a cluster"
-                                          : "with a work space");
+      say_split(wsplit, sizeof wsplit, wsp,
+                lb_gemm_cluster(wg, wsp) ? "in a cluster" : "with a work space");
       snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d tiles, %d x %d "
                "warpgroups, %d code rows, %d stages%s%s, %d threads, %d "
                "bytes of shared memory", wg->bm, wg->bn, wg->warps_n / 4,

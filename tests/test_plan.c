@@ -129,6 +129,13 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
   CHECK(!c.tm || (c.wr && c.r % 2 == 0 && c.bm <= 256),
         "%s n=%d k=%d b%d: tm with wr %d, %d code rows, %d rows", name, n, k,
         bucket, c.wr, c.r, c.bm);
+  /* a wgmma block of two warpgroups or 128 rows is one an SM (128
+  ** registers a thread for two: lb_gemm.c regs_for_two) unless the plan
+  ** asks for two (bs=2): neither the rule nor split-K counts on two */
+  CHECK(!c.wg || (c.bm <= 64 && c.warps_n <= 4) || c.fit == c.per_sm,
+        "%s n=%d k=%d b%d: wgmma %d x %d, %d warps: %d blocks an SM counted "
+        "(%d planned)", name, n, k, bucket, c.bm, c.bn, c.warps_n, c.fit,
+        c.per_sm);
   CHECK(c.smem == c.stages * (c.stage + (c.tm ? 16 : 0)) + c.sres &&
         c.smem <= budget && k_red <= c.stages * c.stage,
         "%s n=%d k=%d b%d (%s): shared memory %d x %d + %d", name, n, k,
@@ -403,9 +410,8 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
 /* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
 ** never dropped: where the rules take no wgmma plan with the words in
 ** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
-** and 7-bit codes at 33..64),
-** with wg=0, wr=0 or mma.sync's warps (before, several of those built the
-** plan without TMA). */
+** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
+** several of those built the plan without TMA). */
 static void check_knob_tm(void) {
   static const struct {
     const char *text, *plan;
