@@ -69,6 +69,14 @@ static int stage_bytes(const lb_gemm_cfg *c, int ws, int r) {
 ** (the template's LB_BAR_B). */
 static int stage_cost(const lb_gemm_cfg *c) { return c->stage + (c->tm ? 16 : 0); }
 
+/* KB of shared memory a block of plan c may take on a 160 KB part: sm_90a's
+** 256-row tiles take up to 227 KB (three stages of 128 k-values of x, 64 KB
+** each, and the resident scales); smaller tiles keep 160, on which their
+** stage counts and the blocks an SM (finish) were measured. */
+static int hi_kb(const lb_gemm_cfg *c) {
+  return c->wg && c->bm > 128 ? LB_SMEM_WG_KB : LB_SMEM_HI_KB;
+}
+
 /* A plan in words ("wn=4,wk=2,wm=1,mj=1,r=8,st=4,sk=2,bs=1"), as
 ** LOWBIT_GEMM, lb_generate_plan and the tuning table spell it: each knob
 ** given replaces the rules' choice, the rest stay the rules'.  The keys,
@@ -132,23 +140,31 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
   ** loaded a sub-stage ahead from global memory instead, every short
   ** sub-stage waits on that load (a16w4 8192 x 8192, M = 16, H100: 54.5
   ** us). */
-  {
-    int rowb = lb_format_groups(f, k) * f->ssize;
-    int zrowb = lb_format_groups(f, k) * f->zsize;
-    int arrays = f->zeros ? 2 : 1;
-    c->srowb = 0;
-    if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
-        c->bn * (rowb + 16) * arrays <= (c->wr ? 64 : 32) * 1024)
-      c->srowb = rowb + 16;
-    c->sres = c->bn * c->srowb * arrays;
-  }
+  const int rowb = lb_format_groups(f, k) * f->ssize;
+  const int arrays = f->zeros ? 2 : 1;
+  c->srowb = 0;
+  if (rowb % 16 == 0 &&
+      (!f->zeros || lb_format_groups(f, k) * f->zsize == rowb) &&
+      c->bn * (rowb + 16) * arrays <= (c->wr ? 64 : 32) * 1024)
+    c->srowb = rowb + 16;
+  c->sres = c->bn * c->srowb * arrays;
   for (;;) {
     int st_hi, st_lo;
     c->ws = words_max(&f->lay, c->r);
     c->stage = stage_bytes(c, c->ws, c->r);
-    st_hi = (LB_SMEM_HI_KB * 1024 - c->sres) / stage_cost(c);
+    st_hi = (hi_kb(c) * 1024 - c->sres) / stage_cost(c);
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
+    /* sm_90a's 256-row tiles: the scale rows lose their pad (a few 8-way
+    ** bank conflicts a sub-stage) where that keeps the sub-stage, which
+    ** is cut otherwise (a16w4_g128's three 64 KB stages need 1 KB more
+    ** than 227 KB with it) */
+    if (c->wg && c->bm > 128 && c->srowb > rowb &&
+        (hi_kb(c) * 1024 - c->bn * rowb * arrays) / stage_cost(c) >= 3) {
+      c->srowb = rowb;
+      c->sres = c->bn * rowb * arrays;
+      break;
+    }
     if (c->r > r_min(c)) {
       c->r /= 2;
     } else if (st_lo >= 2) {
@@ -340,7 +356,17 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   c->wg = 1;
   c->wr = pick(kn, K_WR, wr_rule(f, bucket));
   c->tm = c->wr && pick(kn, K_TM, tm_rule());   /* (a wr plan's only) */
-  c->bm = 16 << (bucket < 3 ? bucket : 3);
+  /* From 257 rows, tiles of 256 (wgmma m64n256k16: a dequantised A
+  ** fragment feeds twice the MMAs, x is read once for 256 rows) where codes
+  ** never cross words; 3-, 5-, 6- and 7-bit codes spilled 56 to 198 bytes
+  ** there.  Measured on an H100 (lowbit bench, 2026-11-27, 128 -> 256
+  ** rows), 8192 x 8192: a16w4_g128 M = 512 145.4 -> 123.4 us, 1024 282.1
+  ** -> 242.3, 4096 1155.6 -> 961.7; a16w8_channel 146.5 -> 114.9, 293.2
+  ** -> 237.4, 1175.8 -> 887.4; a16w1_g64 166.4 -> 125.5, 316.3 -> 258.5,
+  ** 1354.5 -> 1028.0; but M = 257 on 4096 x 14336 (a second tile of one
+  ** row) a16w4_g128 156.4 -> 206.6 (docs/architecture.md has the table). */
+  c->bm = bucket == 4 && c->tm && 32 % f->lay.bits == 0 ? 256
+                                                       : 16 << (bucket < 3 ? bucket : 3);
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, wide_rule(f, bucket) ? 8 : 4);
   /* (words in registers: one warpgroup a code row, each loads its own) */
@@ -412,7 +438,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** block: not measured there. */
   c->per_sm = 1;
   if (pick(kn, K_BS, bucket >= 1 && regs_for_two(c) ? 2 : 1) == 2 &&
-      budget == LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
+      budget >= LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
     c->stages = stages_min(c);
@@ -427,7 +453,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** (lb_gemm_splits), where their registers allow.  Parts of 99 KB:
   ** per_sm (not measured). */
   c->fit = c->per_sm;
-  if (budget == LB_SMEM_HI_KB && regs_for_two(c) &&
+  if (budget >= LB_SMEM_HI_KB && regs_for_two(c) &&
       2 * (c->stages * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024)
     c->fit = 2;
@@ -485,7 +511,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
-    finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->wg);
+    finish(f, n, k, bucket, hi_kb(&p->wg), kn, &p->wg);
     /* wr=1 keeps a third stage for the wgmmas still reading one: where
     ** that does not fit the rule's is mma.sync's, a plan's is refused */
     if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {

@@ -13,11 +13,13 @@
 #include "lb_recipe.h"
 #include "lowbit.h"   /* LB_MAX_ROWS */
 
-#define LB_GEMM_BUCKETS 5      /* tile heights 16, 32, 64, 128, 128 */
+#define LB_GEMM_BUCKETS 5      /* tile heights 16, 32, 64, 128, 128 (sm_90a:
+                               ** 256 past 256 rows, plan_wg) */
 #define LB_GEMM_KERNEL "lb_gemm"
 #define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
 #define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */
+#define LB_SMEM_WG_KB 227      /* sm_90a's 256-row wgmma tiles: a block's most */
 #define LB_SMEM_SM_KB 228      /* an sm_90's SM: what two blocks share */
 #define LB_SMEM_RESERVED 1024  /* bytes the driver keeps of each block's */
 

@@ -93,7 +93,10 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
                            const char *name, int n, int k, int bucket,
                            int hi) {
   const lb_gemm_cfg c = *cp;
-  const int budget = (hi ? LB_SMEM_HI_KB : LB_SMEM_LO_KB) * 1024;
+  /* sm_90a's 256-row tiles take a block's most (lb_gemm.c hi_kb) */
+  const int budget = (c.wg && c.bm > 128 ? LB_SMEM_WG_KB
+                      : hi               ? LB_SMEM_HI_KB
+                                         : LB_SMEM_LO_KB) * 1024;
   int warps, k_red;
   warps = c.warps_m * c.warps_n * c.warps_k;
   /* the K-split sums reuse the stages' shared memory */
@@ -101,8 +104,12 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
           16) * (c.bm / c.warps_m / 8) * 16;
   CHECK(warps >= 1 && warps <= 32, "%s n=%d k=%d b%d: %d warps", name, n, k,
         bucket, warps);
-  CHECK(c.bm == 16 << (bucket < 3 ? bucket : 3), "%s b%d: tile height %d",
-        name, bucket, c.bm);
+  /* 256 rows from 257 where sm_90a's plan takes x by TMA and codes never
+  ** cross words (lb_gemm.c plan_wg) */
+  CHECK(c.bm == (bucket == 4 && c.tm && 32 % lay->bits == 0
+                     ? 256
+                     : 16 << (bucket < 3 ? bucket : 3)),
+        "%s b%d: tile height %d", name, bucket, c.bm);
   CHECK(c.bn % (16 * c.warps_n) == 0 && c.bm % (8 * c.warps_m) == 0,
         "%s n=%d k=%d b%d: tile %d x %d for %d x %d warps", name, n, k, bucket,
         c.bm, c.bn, c.warps_m, c.warps_n);
