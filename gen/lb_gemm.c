@@ -83,8 +83,8 @@ static int hi_kb(const lb_gemm_cfg *c) {
 ** their ranges, the values lowbit tune tries and the order plans are
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
-enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_PLAIN,
-       NKNOB };
+enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_BM,
+       K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
@@ -92,7 +92,7 @@ static const lb_knob knob[NKNOB] = {
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
     {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
-    {"plain", 0, 1, 0, 0, {0}}};
+    {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -367,6 +367,7 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   ** row) a16w4_g128 156.4 -> 206.6 (docs/architecture.md has the table). */
   c->bm = bucket == 4 && c->tm && 32 % f->lay.bits == 0 ? 256
                                                        : 16 << (bucket < 3 ? bucket : 3);
+  if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, wide_rule(f, bucket) ? 8 : 4);
   /* (words in registers: one warpgroup a code row, each loads its own) */
@@ -531,6 +532,13 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                    "is sm_90's wgmma plan's with the words in registers "
                    "(wg=1, wr=1, warps in warpgroups, three stages)", from,
                    plan);
+  /* bm other than the bucket's rows is sm_90a's TMA plan's: refused where
+  ** that plan is not built (the other parts keep the bucket's rows) */
+  if (kn->v[K_BM] >= 0 && kn->v[K_BM] != p->wg.bm)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": bm=%d (tile rows) is sm_90's "
+                   "wgmma plan's with the activations by TMA (wg=1, wr=1, "
+                   "tm=1); this plan's tiles have %d rows", from, plan,
+                   kn->v[K_BM], p->wg.bm);
   /* Split-K on sm_90: the splits' sums meet in the shared memory of a
   ** cluster's blocks (cl=1, the rule) up to 64 rows where a block's sums
   ** fit its stages, else in a work space that a second kernel adds up
@@ -766,6 +774,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_CL] = c->csum;
   v[K_WR] = c->wr;
   v[K_TM] = c->tm;
+  v[K_BM] = c->bm;
   v[K_PLAIN] = -1;
 }
 

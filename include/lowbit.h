@@ -170,6 +170,11 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       made at each launch) into stages released by mbarriers (1; the
 **       rules' with wr; refused where sm_90's plan is not wgmma's with
 **       wr=1) or by every thread's cp.async and a block barrier (0)
+**   bm  the tile's rows in sm_90's wgmma plan with the activations by TMA
+**       (16 .. 256, powers of 2; the rules': 256 from 257 rows for codes
+**       that never cross words, else the bucket's); other parts keep the
+**       bucket's rows, and a plan whose sm_90 tile is not the TMA plan's
+**       refuses any other
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)

@@ -104,11 +104,10 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
           16) * (c.bm / c.warps_m / 8) * 16;
   CHECK(warps >= 1 && warps <= 32, "%s n=%d k=%d b%d: %d warps", name, n, k,
         bucket, warps);
-  /* 256 rows from 257 where sm_90a's plan takes x by TMA and codes never
-  ** cross words (lb_gemm.c plan_wg) */
-  CHECK(c.bm == (bucket == 4 && c.tm && 32 % lay->bits == 0
-                     ? 256
-                     : 16 << (bucket < 3 ? bucket : 3)),
+  /* the bucket's rows, or with x by TMA any of 16..256 (a plan's bm; the
+  ** rules' below) */
+  CHECK(c.tm ? pow2(c.bm) && c.bm >= 16 && c.bm <= 256
+             : c.bm == 16 << (bucket < 3 ? bucket : 3),
         "%s b%d: tile height %d", name, bucket, c.bm);
   CHECK(c.bn % (16 * c.warps_n) == 0 && c.bm % (8 * c.warps_m) == 0,
         "%s n=%d k=%d b%d: tile %d x %d for %d x %d warps", name, n, k, bucket,
@@ -173,6 +172,13 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
   check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
+  /* the rules' tiles: 256 rows from 257 where sm_90a's plan takes x by TMA
+  ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's */
+  CHECK(p.wg.bm == (bucket == 4 && p.wg.tm && 32 % lay.bits == 0
+                        ? 256
+                        : 16 << (bucket < 3 ? bucket : 3)),
+        "%s n=%d k=%d b%d: the rules' tile height %d", name, n, k, bucket,
+        p.wg.bm);
   CHECK(!p.hi.wr && !p.lo.wr, "%s n=%d k=%d b%d: words in registers off "
         "sm_90", name, n, k, bucket);
   /* sm_90's plan by the rules is mma.sync's (the other 160 KB parts');
@@ -419,6 +425,55 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
 ** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
 ** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
 ** several of those built the plan without TMA). */
+/* bm: sm_90's TMA plan takes any tile rows it is given, the rules' 256
+** rows from 257 (codes that never cross words) and the bucket's below; a
+** plan whose sm_90 tile is not the TMA plan's refuses any other rows, and
+** the other parts keep the bucket's (built: the sm_90 tile's rows; 0:
+** refused naming bm). */
+static void check_knob_bm(void) {
+  static const struct {
+    const char *text, *plan;
+    int bucket, built;
+  } cs[] = {
+      {"weights { bits = 4 }\nscales { group = 128 }\n", NULL, 4, 256},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", NULL, 3, 128},
+      {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 4, 128},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=128", 4, 128},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=256", 3, 256},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=64", 3, 64},
+      {"weights { bits = 8 }\nscales { group = \"channel\" }\n", "bm=256", 2, 256},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=0,bm=256", 3, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,bm=64", 3, 0},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,bm=128", 3, 128},
+      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=32", 0, 0}};
+  int i;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    char text[256];
+    lb_recipe *r = NULL;
+    lb_gemm_plans p;
+    lb_status st;
+    snprintf(text, sizeof text,
+             "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", cs[i].text);
+    if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
+      CHECK(0, "t.lua: %s", lb_errmsg());
+      continue;
+    }
+    st = lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, cs[i].plan, "test", &p);
+    if (cs[i].built)
+      CHECK(st == LB_OK && p.wg.bm == cs[i].built &&
+                p.hi.bm == 16 << (cs[i].bucket < 3 ? cs[i].bucket : 3) &&
+                p.lo.bm == p.hi.bm,
+            "plan \"%s\" b%d: %d-row tiles on sm_90 (%s), %d elsewhere",
+            cs[i].plan ? cs[i].plan : "rules", cs[i].bucket, cs[i].built,
+            st == LB_OK ? "built" : lb_errmsg(), p.hi.bm);
+    else
+      CHECK(st == LB_EARG && strstr(lb_errmsg(), "bm=") != NULL,
+            "plan \"%s\" b%d: bm neither built nor refused (%d: %s)",
+            cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
+    lb_recipe_free(r);
+  }
+}
+
 static void check_knob_tm(void) {
   static const struct {
     const char *text, *plan;
@@ -501,6 +556,7 @@ int main(void) {
     lb_recipe_free(r);
   }
   check_knob_r();
+  check_knob_bm();
   check_knob_tm();
   check_ring_scales();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
