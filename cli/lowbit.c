@@ -22,9 +22,6 @@
 #include <sys/stat.h>
 
 #include "lb_bench.h"
-#include "lb_gemm.h"
-#include "lb_gen.h"
-#include "lb_nvrtc.h"
 #include "lb_tuner.h"
 #include "lowbit.h"
 
@@ -383,15 +380,13 @@ static int cmd_compile(const args *a) {
           printf("  plan: %s\n", knobs[0]);
       }
       if (!info.ptx) {
-        static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS,
-                                          LB_GEMM_KERNEL};
-        int regs, spill, f;
-        for (f = 0; f < 3; f++) {
-          lb_log_resources(log, fns[f], &regs, &spill);
-          if (regs >= 0)
-            printf("  %s: %d registers, %d bytes spilled\n", fns[f], regs,
-                   spill);
-        }
+        lb_kernel_use ks[8];
+        int nk = 0, f;
+        lb_log_kernels(log, ks, 8, &nk);
+        for (f = 0; f < nk; f++)
+          if (ks[f].regs >= 0)
+            printf("  %s: %d registers, %d bytes spilled\n", ks[f].name,
+                   ks[f].regs, ks[f].spill);
       }
       if (info.warnings) {
         printf("%s", log ? log : "");

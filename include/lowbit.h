@@ -347,6 +347,17 @@ typedef struct lb_offline {
 
 LB_API lb_status lb_compile_offline(const char *src, int arch,
                                     lb_offline *info, char **log);
+/* What ptxas reported for each entry point in a compile log (the log of
+** lb_compile_offline, or an lb_compile_info's): its name, registers a
+** thread and bytes spilled (-1 where the log does not say), in the log's
+** order; up to max of them into out, *count of them (0 for a log that
+** names none: a PTX build, a cache hit's empty log, NULL). */
+typedef struct lb_kernel_use {
+  char name[64];
+  int regs, spill;
+} lb_kernel_use;
+LB_API lb_status lb_log_kernels(const char *log, lb_kernel_use *out, int max,
+                                int *count);
 
 /* The disk cache as this process sees it.  lb_cache_query probes it: it
 ** creates the directory if needed and creates and removes a file there;

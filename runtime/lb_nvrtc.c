@@ -191,6 +191,31 @@ void lb_log_resources(const char *log, const char *name, int *regs,
   }
 }
 
+lb_status lb_log_kernels(const char *log, lb_kernel_use *out, int max,
+                         int *count) {
+  static const char pat[] = "entry function '";
+  const char *p = log;
+  if (count == NULL || max < 0 || (out == NULL && max > 0))
+    return lb_fail(LB_EARG, "lb_log_kernels: %s",
+                   count == NULL ? "count is NULL"
+                   : max < 0     ? "max is negative"
+                                 : "out is NULL");
+  *count = 0;
+  while (p && *count < max && (p = strstr(p, pat)) != NULL) {
+    lb_kernel_use *k = &out[*count];
+    size_t len;
+    p += sizeof pat - 1;
+    len = strcspn(p, "'\n");
+    if (p[len] != '\'') break;   /* a cut log: no whole name */
+    if (len >= sizeof k->name) len = sizeof k->name - 1;
+    memcpy(k->name, p, len);
+    k->name[len] = '\0';
+    lb_log_resources(p - (sizeof pat - 1), k->name, &k->regs, &k->spill);
+    ++*count;
+  }
+  return LB_OK;
+}
+
 int lb_log_warnings(const char *log) {
   int n = 0;
   const char *p = log;

@@ -346,6 +346,35 @@ int main(int argc, char **argv) {
   }
   refused(lb_compile_offline(NULL, 90, &off, &log), LB_EARG,
           "lb_compile_offline", "NULL src");
+  /* ptxas' report per entry point, from a log as NVRTC writes it */
+  {
+    static const char plog[] =
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function 'lb_gemm' for 'sm_90a'\n"
+        "ptxas info    : Function properties for lb_gemm\n"
+        "    40 bytes stack frame, 12 bytes spill stores, 12 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers\n"
+        "ptxas info    : Compiling entry function 'lb_gemm_sum' for 'sm_90a'\n"
+        "ptxas info    : Used 36 registers\n";
+    lb_kernel_use ku[2];
+    int nk = -1;
+    CHECK(lb_log_kernels(plog, ku, 2, &nk) == LB_OK && nk == 2 &&
+              strcmp(ku[0].name, "lb_gemm") == 0 && ku[0].regs == 255 &&
+              ku[0].spill == 12 && strcmp(ku[1].name, "lb_gemm_sum") == 0 &&
+              ku[1].regs == 36 && ku[1].spill == -1,
+          "lb_log_kernels: %d entries (%s %d %d)", nk, nk > 0 ? ku[0].name : "",
+          nk > 0 ? ku[0].regs : 0, nk > 0 ? ku[0].spill : 0);
+    CHECK(lb_log_kernels(plog, ku, 1, &nk) == LB_OK && nk == 1,
+          "lb_log_kernels: max 1 gave %d", nk);
+    CHECK(lb_log_kernels(NULL, ku, 2, &nk) == LB_OK && nk == 0,
+          "lb_log_kernels: a NULL log gave %d", nk);
+    CHECK(lb_log_kernels("Compiling entry function 'lb_g", ku, 2, &nk) == LB_OK &&
+              nk == 0, "lb_log_kernels: a cut name gave %d", nk);
+    refused(lb_log_kernels(plog, NULL, 2, &nk), LB_EARG, "lb_log_kernels",
+            "NULL out");
+    refused(lb_log_kernels(plog, ku, 2, NULL), LB_EARG, "lb_log_kernels",
+            "NULL count");
+  }
   refused(lb_ctx_create(0, NULL), LB_EARG, "lb_ctx_create", "NULL out");
   /* shapes */
   refused(lb_sizes_of(r, 64, 100, &sz), LB_EARG, "lb_sizes_of", "k = 100");
