@@ -425,6 +425,25 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
 ** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
 ** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
 ** several of those built the plan without TMA). */
+/* lb_plan_gemm at 8192 x 8192 for a test recipe of f16 activations, "q * s"
+** and these sections: its status (LB_EARG where the recipe did not load,
+** reported here). */
+static lb_status plan_of(const char *sections, const char *plan, int bucket,
+                         lb_gemm_plans *p) {
+  char text[256];
+  lb_recipe *r = NULL;
+  lb_status st;
+  snprintf(text, sizeof text,
+           "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", sections);
+  if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
+    CHECK(0, "t.lua: %s", lb_errmsg());
+    return LB_EARG;
+  }
+  st = lb_plan_gemm(r, 8192, 8192, bucket, 132, plan, "test", p);
+  lb_recipe_free(r);
+  return st;
+}
+
 /* bm: sm_90's TMA plan takes any tile rows it is given, the rules' 256
 ** rows from 257 (codes that never cross words) and the bucket's below; a
 ** plan whose sm_90 tile is not the TMA plan's refuses any other rows, and
@@ -448,17 +467,8 @@ static void check_knob_bm(void) {
       {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=32", 0, 0}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    char text[256];
-    lb_recipe *r = NULL;
     lb_gemm_plans p;
-    lb_status st;
-    snprintf(text, sizeof text,
-             "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", cs[i].text);
-    if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
-      CHECK(0, "t.lua: %s", lb_errmsg());
-      continue;
-    }
-    st = lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, cs[i].plan, "test", &p);
+    const lb_status st = plan_of(cs[i].text, cs[i].plan, cs[i].bucket, &p);
     if (cs[i].built)
       CHECK(st == LB_OK && p.wg.bm == cs[i].built &&
                 p.hi.bm == 16 << (cs[i].bucket < 3 ? cs[i].bucket : 3) &&
@@ -470,7 +480,6 @@ static void check_knob_bm(void) {
       CHECK(st == LB_EARG && strstr(lb_errmsg(), "bm=") != NULL,
             "plan \"%s\" b%d: bm neither built nor refused (%d: %s)",
             cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
-    lb_recipe_free(r);
   }
 }
 
@@ -493,17 +502,8 @@ static void check_knob_tm(void) {
       {"weights { bits = 4 }\nscales { group = 128 }\n", "wn=2,tm=1", 3, 0}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    char text[256];
-    lb_recipe *r = NULL;
     lb_gemm_plans p;
-    lb_status st;
-    snprintf(text, sizeof text,
-             "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", cs[i].text);
-    if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
-      CHECK(0, "t.lua: %s", lb_errmsg());
-      continue;
-    }
-    st = lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, cs[i].plan, "test", &p);
+    const lb_status st = plan_of(cs[i].text, cs[i].plan, cs[i].bucket, &p);
     if (cs[i].built)
       CHECK(st == LB_OK && p.wg.tm == 1 && p.wg.wr == 1 && p.wg.wg == 1,
             "plan \"%s\" b%d: tm=1 not built (%s)", cs[i].plan,
@@ -512,7 +512,6 @@ static void check_knob_tm(void) {
       CHECK(st == LB_EARG && strstr(lb_errmsg(), "tm=1") != NULL,
             "plan \"%s\" b%d: tm=1 neither built nor refused (%d: %s)",
             cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
-    lb_recipe_free(r);
   }
 }
 
