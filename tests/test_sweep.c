@@ -19,7 +19,6 @@
 
 #include "lb_gemm.h"
 #include "lb_gen.h"
-#include "lb_nvrtc.h"
 #include "lb_sweep.h"
 #include "lb_test.h"
 #include "lowbit.h"
@@ -103,7 +102,6 @@ static double yard_scale(int tries) {
 int main(int argc, char **argv) {
   static lb_sweep_row rows[MAXROWS];
   static const int archs[] = {80, 90};
-  static const char *const fns[] = {LB_KERNEL, LB_KERNEL_XS, LB_GEMM_KERNEL};
   static const int gemm_m[] = {16, 32, 64, 128, 1024};   /* one per bucket */
   const char *e = getenv("LOWBIT_SWEEP_MAX_S");
   const double base = e && atof(e) > 0 ? atof(e) : 1.0;
@@ -157,7 +155,8 @@ int main(int argc, char **argv) {
     for (a = 0; a < 2; a++) {
       lb_offline info;
       char *log = NULL;
-      int f, t, regs = -1, spill = 0, found = 0;
+      lb_kernel_use ks[8];
+      int f, t, nk = 0, regs = -1, spill = 0, found = 0;
       double frac;   /* of the limit, at the machine's speed of the moment */
       snprintf(cell[a], sizeof cell[a], "-");
       if (lb_compile_offline(src, archs[a], &info, &log) != LB_OK) {
@@ -188,13 +187,14 @@ int main(int argc, char **argv) {
       }
       CHECK(info.warnings == 0, "%s m=%d sm_%d: %d warning(s)\n%s",
             row->name, m, archs[a], info.warnings, log ? log : "");
-      for (f = 0; f < 3; f++) {
-        int fr, fs;
-        lb_log_resources(log, fns[f], &fr, &fs);
+      /* every entry point ptxas reports (lb_gemm_sum too) */
+      lb_log_kernels(log, ks, 8, &nk);
+      for (f = 0; f < nk; f++) {
+        const int fr = ks[f].regs, fs = ks[f].spill;
         if (fr < 0) continue;
         found++;
         CHECK(fs == 0, "%s m=%d sm_%d %s: %d bytes spilled", row->name, m,
-              archs[a], fns[f], fs);
+              archs[a], ks[f].name, fs);
         if (fr > regs) regs = fr;
         if (fs > spill) spill = fs;
       }
