@@ -333,11 +333,15 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       if (lb_op_plan(op, j.m, plan, &pf) != LB_OK) pf = LB_PLAN_RULES;
       /* GEMM rows: the arithmetic rate, against cuBLAS's and the ceiling
       ** of mma.sync on this device (the GEMV's is bytes, above) */
-      char rate[96] = "";
+      char rate[128] = "", apart[40] = "";
+      int tail = 0;
+      if (lb_op_tail(op, j.m, &tail) == LB_OK && tail > 0)
+        snprintf(apart, sizeof apart, "  last %d rows apart", tail);
       if (j.m > 8) {
         const double fl = 2.0 * j.m * n * (double)k / 1e12;
-        snprintf(rate, sizeof rate, "  %.0f TFLOP/s (cuBLAS %.0f, mma.sync %.0f)",
-                 fl / (rw->us * 1e-6), fl / (rw->cublas_us * 1e-6), e->mma_tflops);
+        snprintf(rate, sizeof rate, "  %.0f TFLOP/s (cuBLAS %.0f, mma.sync "
+                 "%.0f)%s", fl / (rw->us * 1e-6), fl / (rw->cublas_us * 1e-6),
+                 e->mma_tflops, apart);
       }
       printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
              "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "

@@ -44,6 +44,7 @@ typedef struct tuner {
   lb_timer t;
   int arch, sms, failed;
   int made;             /* c holds data */
+  int whole;            /* the bucket's plans timed with tl=0 (below) */
 } tuner;
 
 /* -1: the GEMV (1..8 rows); -2: the GEMV's two fragments (9..16 rows,
@@ -172,9 +173,13 @@ done:
 ** in the bucket); 0 when the plan failed (a FAIL is printed for a wrong
 ** result: lowbit's bug, not the plan's). */
 static int measure(tuner *t, int b, const char *plan, double *us) {
+  char own[LB_PLAN_LEN];
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
+  if (t->whole && b >= 0 &&
+      snprintf(own, sizeof own, "%s,tl=0", plan) < (int)sizeof own)
+    plan = own;
   if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
       lb_op_prepare(t->op, m0, m0) != LB_OK) {
     /* the planner offered it: a plan that does not build is worth seeing */
@@ -231,6 +236,19 @@ static void tune_bucket(tuner *t, int b) {
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
   printf("):\n");
+  /* An M whose last rows run apart (lb_op_tail) would time other
+  ** buckets' kernels too: the bucket's plans are timed on its own kernel
+  ** (tl=0), and the table keeps them without it. */
+  t->whole = 0;
+  for (i = 0; i < t->o->nm; i++) {
+    int tail = 0;
+    if (b >= 0 && bucket_of(t->r, t->rw[i].m) == b &&
+        lb_op_tail(t->op, t->rw[i].m, &tail) == LB_OK && tail > 0) {
+      printf("  m = %d runs its last %d rows apart; timed here in one launch "
+             "(tl=0)\n", t->rw[i].m, tail);
+      t->whole = 1;
+    }
+  }
   fflush(stdout);
   for (round = 0; round < 2; round++) {
     const char *base = round == 0 ? NULL : tried[best];

@@ -84,7 +84,7 @@ static int hi_kb(const lb_gemm_cfg *c) {
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
 enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_BM,
-       K_PLAIN, NKNOB };
+       K_TL, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
@@ -92,7 +92,8 @@ static const lb_knob knob[NKNOB] = {
     {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
     {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
-    {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"plain", 0, 1, 0, 0, {0}}};
+    {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"tl", 0, 1, 0, 0, {0}},
+    {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
   int v[NKNOB];   /* -1: the rules' */
@@ -469,6 +470,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
+  c->tail = pick(kn, K_TL, 1);
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans
@@ -775,6 +777,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_WR] = c->wr;
   v[K_TM] = c->tm;
   v[K_BM] = c->bm;
+  v[K_TL] = c->tail ? -1 : 0;   /* (named where it is off) */
   v[K_PLAIN] = -1;
 }
 
@@ -848,4 +851,21 @@ int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
 ** they spread unevenly (0 to 3 blocks an SM). */
 int lb_gemm_cluster(const lb_gemm_cfg *c, int splits) {
   return c->csum && (splits == 2 || (c->sk > 1 && splits > 1 && splits <= 8));
+}
+
+/* The rows past m's last whole tile, where they fill at most a quarter of
+** a tile: a tile of them costs the big kernel a tile's time (often a wave
+** more) for a few rows, where the kernel of their own count reads the
+** weights once more and is done.  Measured on an H100 (lowbit bench
+** a16w4_g128 a16w8_channel a16w1_g64 --m 144,160,257,300,320,1088 --shapes
+** 8192x8192,4096x14336,14336x4096, 2026-11-27; one launch (tl=0) -> two):
+** a16w4_g128 4096 x 14336 M = 257 208.6 -> 91.6 us, 8192 x 8192 157.0 ->
+** 89.9, M = 1088 381.9 -> 286.5; faster in 48 of 54 cases, slower in 6
+** by up to 10% (M = 160, a quarter of a 128-row tile, and 144 at 14336 x
+** 4096: a16w8_channel 72.0 -> 76.4); docs/architecture.md has the table.
+** An eighth of a tile would have kept those and lost 4096 x 14336 at
+** M = 160 (a16w4_g128 107.7 -> 66.7). */
+int lb_gemm_tail(const lb_gemm_cfg *c, int m) {
+  const int r = m % c->bm;
+  return c->tail && m > c->bm && r > 0 && r <= c->bm / 4 ? r : 0;
 }

@@ -49,6 +49,8 @@ typedef struct lb_gemm_cfg {
   int wr;                 /* words go to registers, not the stages (wg) */
   int tm;                 /* activations by TMA into the stages (wr): the
                           ** launch passes a tensor map of x */
+  int tail;               /* rows past the last whole tile may run apart
+                          ** (lb_gemm_tail; LOWBIT_GEMM tl=0: never) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the
@@ -68,6 +70,9 @@ int lb_gemm_bucket(int m);
 ** unless they meet in a cluster (lb_gemm_cluster: 1). */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);
 int lb_gemm_cluster(const lb_gemm_cfg *c, int splits);
+/* Rows at the end of m that plan c leaves to a second launch on the kernel
+** of their own count (0: none; the caller checks that kernel exists). */
+int lb_gemm_tail(const lb_gemm_cfg *c, int m);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
 /* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part).

@@ -175,6 +175,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       that never cross words, else the bucket's); other parts keep the
 **       bucket's rows, and a plan whose sm_90 tile is not the TMA plan's
 **       refuses any other
+**   tl  rows past the last whole tile of m's bucket, up to a quarter tile,
+**       run as a second launch on the kernel of their own count (1, the
+**       rules'; lb_op_tail) or in one more tile (0; every part)
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
@@ -255,7 +258,10 @@ typedef struct lb_weights {
 ** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV (up to 16 for
 ** 3- and 4-bit codes: its two-fragment kernel, made with the op), more the
 ** GEMM of m's bucket (9..16, 17..32, 33..64, 65..256, 257+), with the same
-** packed weights.  stream is a CUstream / cudaStream_t (NULL: default).
+** packed weights.  Where m ends a few rows past a whole number of the
+** bucket's tiles (at most a quarter tile), those rows run as a second
+** launch on the kernel of their own count (lb_op_tail).  stream is a
+** CUstream / cudaStream_t (NULL: default).
 ** Enqueues only: no allocation, no synchronisation; graph-capturable.
 ** The one exception is the first run of a GEMM bucket, which compiles its
 ** kernel (NVRTC, or the disk cache): call lb_op_prepare first where a
@@ -280,6 +286,13 @@ LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
 ** they take lb_op_workspace's (none given: no split). */
 LB_API lb_status lb_op_splits(const lb_op *op, int m, int *splits,
                               int *cluster);
+/* The rows at the end of m that lb_op_run launches apart, after the rest
+** (0: one launch): the kernel of m - *rows rows runs first, then the one
+** of *rows rows.  lb_op_plan, lb_op_info_m and lb_op_splits describe the
+** first; lb_op_prepare compiles both; lb_op_workspace covers both (they
+** run one after the other).  The plan knob tl=0 (LOWBIT_GEMM) turns it
+** off. */
+LB_API lb_status lb_op_tail(const lb_op *op, int m, int *rows);
 /* Overlap with the kernel before (programmatic dependent launch, sm_90 and
 ** newer).  With on != 0 the op's kernels may start while the kernel
 ** launched before them on the same stream still runs: they fetch packed

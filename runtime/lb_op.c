@@ -84,6 +84,21 @@ static const lb_gv *gemv_of(const lb_op *op, int m) {
 }
 
 /* Makes the context current on this thread for a scope; restores after. */
+/* The rows of m the first launch takes: all of them, or those before the
+** tail lb_gemm_tail leaves to the kernel of its own rows (where both
+** parts' kernels can be planned; lb_op_run launches the tail second). */
+static int lead_rows(const lb_op *op, int m) {
+  const lb_bucket *bk;
+  int t;
+  if (m <= op->rows) return m;
+  bk = &op->gemm[lb_gemm_bucket(m)];
+  if (bk->src == NULL || (t = lb_gemm_tail(&bk->cfg, m)) == 0) return m;
+  if ((t > op->rows && op->gemm[lb_gemm_bucket(t)].src == NULL) ||
+      (m - t > op->rows && op->gemm[lb_gemm_bucket(m - t)].src == NULL))
+    return m;
+  return m - t;
+}
+
 lb_status lb_ctx_enter(lb_ctx *c, lb_scope *s, const char *where) {
   CUcontext cur = NULL;
   CUresult rc;
@@ -547,7 +562,7 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
     *from = gv->from;
     return LB_OK;
   }
-  bk = &op->gemm[lb_gemm_bucket(m)];
+  bk = &op->gemm[lb_gemm_bucket(lead_rows(op, m))];
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "lb_op_plan: no GEMM for this shape: %s",
                    bk->why);
@@ -604,7 +619,8 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
 }
 
 lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
-  int b;
+  char need[LB_GEMM_BUCKETS];
+  int b, m;
   CUfunction fn;
   lb_status st;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_prepare: op is NULL");
@@ -612,9 +628,16 @@ lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
     return lb_fail(LB_EARG, "lb_op_prepare: rows %d..%d; ops take 1..%d",
                    m_lo, m_hi, LB_MAX_ROWS);
   if (m_hi <= op->rows) return LB_OK;   /* the GEMV is compiled with the op */
-  for (b = lb_gemm_bucket(m_lo > op->rows ? m_lo : op->rows + 1);
-       b <= lb_gemm_bucket(m_hi); b++)
-    if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
+  /* every kernel a run of m_lo..m_hi rows launches: m's bucket's, or the
+  ** first part's and the tail's (lead_rows); rows are few enough to walk */
+  memset(need, 0, sizeof need);
+  for (m = m_lo > op->rows ? m_lo : op->rows + 1; m <= m_hi; m++) {
+    const int lead = lead_rows(op, m);
+    need[lb_gemm_bucket(lead)] = 1;
+    if (m - lead > op->rows) need[lb_gemm_bucket(m - lead)] = 1;
+  }
+  for (b = 0; b < LB_GEMM_BUCKETS; b++)
+    if (need[b] && (st = bucket_fn(op, b, &fn)) != LB_OK) return st;
   return LB_OK;
 }
 
@@ -630,7 +653,7 @@ lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
     *info = gv->info;
     return LB_OK;
   }
-  bk = &op->gemm[lb_gemm_bucket(m)];
+  bk = &op->gemm[lb_gemm_bucket(lead_rows(op, m))];
   if (__atomic_load_n(&bk->fn, __ATOMIC_ACQUIRE) == NULL)
     return lb_fail(LB_EARG, "lb_op_info_m: the kernel for m = %d is not "
                    "compiled yet (lb_op_prepare, or a run, compiles it)", m);
@@ -662,11 +685,29 @@ static size_t split_need(const lb_op *op, const lb_bucket *bk, int m,
                                   : 0;
 }
 
-/* split_need for the public queries (fn: their name): the arguments
-** checked; the GEMV (m <= 8) never splits this way. */
+/* The work space a run of m rows (lead of them first) needs: the larger
+** of its parts', which run one after the other. */
+static size_t run_need(const lb_op *op, int m, int lead) {
+  const int part[2] = {lead, m - lead};
+  size_t need = 0, b;
+  int i, sp, cl;
+  for (i = 0; i < 2; i++) {
+    const lb_bucket *bk;
+    if (part[i] <= op->rows) continue;   /* the GEMV's, or no part */
+    bk = &op->gemm[lb_gemm_bucket(part[i])];
+    if (bk->src != NULL && (b = split_need(op, bk, part[i], &sp, &cl)) > need)
+      need = b;
+  }
+  return need;
+}
+
+/* split_need for the public queries (fn: their name): the splits of the
+** first part (lead_rows), the work space of the whole run; the arguments
+** checked; the GEMV never splits this way. */
 static lb_status split_query(const lb_op *op, int m, const char *fn,
                              int *splits, int *cluster, size_t *bytes) {
   const lb_bucket *bk;
+  int lead;
   *splits = 1;
   *cluster = 0;
   *bytes = 0;
@@ -675,10 +716,12 @@ static lb_status split_query(const lb_op *op, int m, const char *fn,
     return lb_fail(LB_EARG, "%s: m = %d; ops take 1..%d rows", fn, m,
                    LB_MAX_ROWS);
   if (m <= op->rows) return LB_OK;
-  bk = &op->gemm[lb_gemm_bucket(m)];
+  lead = lead_rows(op, m);
+  bk = &op->gemm[lb_gemm_bucket(lead)];
   if (bk->src == NULL)
     return lb_fail(bk->why_st, "%s: no GEMM for this shape: %s", fn, bk->why);
-  *bytes = split_need(op, bk, m, splits, cluster);
+  split_need(op, bk, lead, splits, cluster);
+  *bytes = run_need(op, m, lead);
   return LB_OK;
 }
 
@@ -700,6 +743,17 @@ lb_status lb_op_splits(const lb_op *op, int m, int *splits, int *cluster) {
   *splits = sp;
   *cluster = cl;
   return st;
+}
+
+lb_status lb_op_tail(const lb_op *op, int m, int *rows) {
+  if (rows != NULL) *rows = 0;
+  if (op == NULL || rows == NULL)
+    return lb_fail(LB_EARG, "lb_op_tail: null argument");
+  if (m < 1 || m > LB_MAX_ROWS)
+    return lb_fail(LB_EARG, "lb_op_tail: m = %d; ops take 1..%d rows", m,
+                   LB_MAX_ROWS);
+  *rows = m - lead_rows(op, m);
+  return LB_OK;
 }
 
 lb_status lb_op_overlap(lb_op *op, int on) {
@@ -777,6 +831,89 @@ static lb_status x_map(const lb_op *op, const lb_gemm_cfg *c, int m,
   return LB_OK;
 }
 
+/* One part of a run, made ready (kernel compiled, tensor map made) before
+** any part is launched, so that a failure leaves y untouched. */
+typedef struct lb_part {
+  CUfunction fn, sum;      /* sum: split-K's adding kernel, or NULL */
+  unsigned gx, gy, gz, cz, threads, smem;
+  const void *x;
+  void *y;
+  int m;
+  int gemv;                /* the GEMV's (its last argument: early) */
+  int early;               /* launched with PDL */
+  float *ws;               /* the splits' sums (NULL: none) */
+  CUtensorMap xmap;        /* the GEMM's last argument (read where tm=1) */
+} lb_part;
+
+/* m rows of x into y: the GEMM of m's bucket (compiled on its first run),
+** else the GEMV, with x in shared memory where its m rows fit.  The
+** arguments are checked (ws holds what the run needs, or is NULL). */
+static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
+                         void *ws, lb_part *p) {
+  const lb_gv *gv;
+  lb_status st;
+  memset(p, 0, sizeof *p);
+  p->x = x;
+  p->y = y;
+  p->m = m;
+  p->gz = p->cz = 1;
+  if ((gv = gemv_of(op, m)) == NULL) {
+    const int b = lb_gemm_bucket(m);
+    const lb_bucket *bk = &op->gemm[b];
+    int sp, cl;
+    /* first: a bucket without a plan (a bad LOWBIT_GEMM) fails here */
+    if ((st = bucket_fn(op, b, &p->fn)) != LB_OK) return st;
+    split_need(op, bk, m, &sp, &cl);
+    if (bk->cfg.tm && (st = x_map(op, &bk->cfg, m, x, &p->xmap)) != LB_OK)
+      return st;
+    if (cl) {   /* split K in clusters: no work space, no second kernel */
+      p->gz = p->cz = (unsigned)sp;
+    } else if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
+      p->ws = ws;
+      p->gz = (unsigned)sp;
+      p->sum = bk->sum;
+    }
+    p->gx = (unsigned)bk->cfg.gridn;
+    p->gy = (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm);
+    p->threads = (unsigned)bk->cfg.threads;
+    p->smem = (unsigned)bk->cfg.smem;
+  } else {
+    const lb_gemv_cfg *cfg = &gv->cfg;
+    p->gemv = 1;
+    p->fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
+    p->early = op->overlap;
+    p->gx = gv->blocks;
+    p->gy = 1;
+    p->threads = (unsigned)gv->threads;
+    p->smem = (unsigned)(gv->smem + (p->fn == gv->fn_xs ? m * cfg->xrowb : 0));
+  }
+  return LB_OK;
+}
+
+/* Launches part p (the op's context current). */
+static lb_status fire(const lb_op *op, lb_part *p, const lb_weights *w,
+                      CUstream stream) {
+  const void *bias = w->bias, *zeros = w->zeros;
+  void *args[9] = {&p->x, (void *)&w->packed, (void *)&w->scales, &zeros,
+                   &bias, &p->y, &p->m, NULL, &p->xmap};
+  CUresult rc;
+  args[7] = p->gemv ? (void *)&p->early : (void *)&p->ws;
+  rc = launch(op, p->fn, p->gx, p->gy, p->gz, p->cz, p->threads, p->smem,
+              stream, args);
+  if (rc == CUDA_SUCCESS && p->sum != NULL) {
+    /* the splits' sums, added in order, then the epilogue */
+    const long long quads = ((long long)p->m * op->n + 3) / 4;
+    const long long most = 8LL * op->c->sms;
+    int splits = (int)p->gz;
+    void *sargs[5] = {&p->ws, &bias, &p->y, &p->m, &splits};
+    rc = launch(op, p->sum, (unsigned)((quads + 255) / 256 < most
+                                           ? (quads + 255) / 256 : most),
+                1, 1, 1, 256, 0, stream, sargs);
+  }
+  if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
+  return LB_OK;
+}
+
 lb_status lb_op_run(const lb_op *op, int m, const void *x,
                     const lb_weights *w, void *y, void *stream) {
   return lb_op_run_ws(op, m, x, w, y, NULL, 0, stream);
@@ -790,18 +927,11 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               w ? w->zeros : NULL};
   static const char *const vname[4] = {"x", "w->packed", "w->scales",
                                        "w->zeros"};
-  const lb_gv *gv;
-  const void *bias, *zeros;
-  void *args[9];
-  CUtensorMap xmap;   /* the GEMM's last argument (read where tm=1) */
-  CUfunction fn, sum = NULL;
-  unsigned gx, gy, gz = 1, cz = 1, threads, smem;
-  float *wsp = NULL;
-  int early;   /* the GEMV's last argument: launched with PDL */
-  CUresult rc;
+  lb_part part[2];
   lb_status st;
   lb_scope s;
-  int i;
+  size_t need;
+  int i, lead;
   if (op == NULL || w == NULL)
     return lb_fail(LB_EARG, "lb_op_run: %s is NULL", op ? "w" : "op");
   if (m < 1 || m > LB_MAX_ROWS)
@@ -831,72 +961,22 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
                    "element size");
-  zeros = w->zeros;
-  bias = w->bias;
-  args[0] = (void *)&x;
-  args[1] = (void *)&w->packed;
-  args[2] = (void *)&w->scales;
-  args[3] = (void *)&zeros;
-  args[4] = (void *)&bias;
-  args[5] = (void *)&y;
-  args[6] = &m;
-  /* The kernel and its launch shape: the GEMM of m's bucket (compiled on
-  ** its first run), else the GEMV, with x in shared memory where its m
-  ** rows fit. */
-  if ((gv = gemv_of(op, m)) == NULL) {
-    const int b = lb_gemm_bucket(m);
-    const lb_bucket *bk = &op->gemm[b];
-    int sp, cl;
-    size_t need;
-    /* first: a bucket without a plan (a bad LOWBIT_GEMM) fails here */
-    if ((st = bucket_fn(op, b, &fn)) != LB_OK) return st;
-    need = split_need(op, bk, m, &sp, &cl);
-    args[7] = &wsp;   /* the splits' sums */
-    memset(&xmap, 0, sizeof xmap);
-    if (bk->cfg.tm && (st = x_map(op, &bk->cfg, m, x, &xmap)) != LB_OK)
-      return st;
-    args[8] = &xmap;
-    if (cl) {   /* split K in clusters: no work space, no second kernel */
-      gz = cz = (unsigned)sp;
-    } else if (sp > 1 && ws != NULL) {   /* split K (without a work space: not) */
-      if (bytes < need)
-        return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
-                       "needs %zu (lb_op_workspace), or none", bytes, m, need);
-      wsp = ws;
-      gz = (unsigned)sp;
-      sum = bk->sum;
-    }
-    gx = (unsigned)bk->cfg.gridn;
-    gy = (unsigned)((m + bk->cfg.bm - 1) / bk->cfg.bm);
-    threads = (unsigned)bk->cfg.threads;
-    smem = (unsigned)bk->cfg.smem;
-  } else {
-    const lb_gemv_cfg *cfg = &gv->cfg;
-    fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
-    early = op->overlap;
-    args[7] = &early;
-    gx = gv->blocks;
-    gy = 1;
-    threads = (unsigned)gv->threads;
-    smem = (unsigned)(gv->smem + (fn == gv->fn_xs ? m * cfg->xrowb : 0));
-  }
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
+  lead = lead_rows(op, m);
+  if (ws != NULL && bytes < (need = run_need(op, m, lead)))
+    return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
+                   "needs %zu (lb_op_workspace), or none", bytes, m, need);
   if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  rc = launch(op, fn, gx, gy, gz, cz, threads, smem, (CUstream)stream, args);
-  if (rc == CUDA_SUCCESS && sum != NULL) {
-    /* the splits' sums, added in order, then the epilogue */
-    const long long quads = ((long long)m * op->n + 3) / 4;
-    const long long most = 8LL * op->c->sms;
-    int splits = (int)gz;
-    void *sargs[5] = {&wsp, &bias, &y, &m, &splits};
-    rc = launch(op, sum, (unsigned)((quads + 255) / 256 < most
-                                        ? (quads + 255) / 256 : most),
-                1, 1, 1, 256, 0, (CUstream)stream, sargs);
-  }
+  /* both parts ready before either runs: a failure leaves y as it was */
+  st = part_of(op, lead, x, y, ws, &part[0]);
+  if (st == LB_OK && lead < m)   /* the tail: rows lead.. on their own kernel */
+    st = part_of(op, m - lead, (const char *)x + (size_t)lead * op->k * 2,
+                 (char *)y + (size_t)lead * op->n * op->out_size, ws, &part[1]);
+  for (i = 0; st == LB_OK && i < (lead < m ? 2 : 1); i++)
+    st = fire(op, &part[i], w, (CUstream)stream);
   lb_ctx_leave(&s);
-  if (rc != CUDA_SUCCESS) return lb_cufail(rc, "lb_op_run", "cuLaunchKernel");
-  return LB_OK;
+  return st;
 }
 
 lb_status lb_compile_offline(const char *src, int arch, lb_offline *info,

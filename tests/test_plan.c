@@ -444,6 +444,43 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
   return st;
 }
 
+/* The last rows apart (lb_gemm_tail): m past a whole number of tiles by
+** at most a quarter tile, on every part's tile; none at or below one tile,
+** on a whole number of tiles, or with tl=0, which the plan's text names
+** (and the rules' does not). */
+static void check_tail(void) {
+  static const char *const text = "weights { bits = 4 }\nscales { group = 128 }\n";
+  int b, pass;
+  for (pass = 0; pass < 2; pass++)
+    for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+      lb_gemm_plans p;
+      char words[LB_PLAN_LEN];
+      const lb_gemm_cfg *part[3];
+      int i, m;
+      if (plan_of(text, pass ? "tl=0" : NULL, b, &p) != LB_OK) {
+        CHECK(0, "tail b%d: %s", b, lb_errmsg());
+        continue;
+      }
+      part[0] = &p.wg;
+      part[1] = &p.hi;
+      part[2] = &p.lo;
+      lb_gemm_plan_text(&p.wg, words, sizeof words);
+      CHECK((strstr(words, "tl=0") != NULL) == pass && strstr(words, "tl=1") == NULL,
+            "tail b%d: plan text \"%s\"", b, words);
+      for (i = 0; i < 3; i++)
+        for (m = 9; m <= 2048; m++) {
+          const int bm = part[i]->bm, r = m % bm;
+          const int want = !pass && m > bm && r > 0 && r <= bm / 4 ? r : 0;
+          if (lb_gemm_tail(part[i], m) != want) {
+            CHECK(0, "tail b%d part %d (bm %d%s) m=%d: %d rows apart, want %d",
+                  b, i, bm, pass ? ", tl=0" : "", m, lb_gemm_tail(part[i], m),
+                  want);
+            break;
+          }
+        }
+    }
+}
+
 /* bm: sm_90's TMA plan takes any tile rows it is given, the rules' 256
 ** rows from 257 (codes that never cross words) and the bucket's below; a
 ** plan whose sm_90 tile is not the TMA plan's refuses any other rows, and
@@ -556,6 +593,7 @@ int main(void) {
   }
   check_knob_r();
   check_knob_bm();
+  check_tail();
   check_knob_tm();
   check_ring_scales();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,

@@ -31,6 +31,7 @@ static int checks;
 #define GCHECK(...) do { checks++; CHECK(__VA_ARGS__); } while (0)
 
 static int splits_run;   /* GEMM cases that split K */
+static int tails_run;    /* GEMM cases whose last rows ran apart */
 
 /* Copies y back and checks it against the reference: all written, finite,
 ** within the bound, nothing past the end.  *err: the error over its bound;
@@ -228,7 +229,14 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     GCHECK(0, "kernel failed: %s", cudaGetErrorString(cudaGetLastError()));
     goto done;
   }
-  snprintf(what, sizeof what, "m=%d n=%d k=%d bias=%d", m, n, k, with_bias);
+  {
+    int tail = 0;
+    GCHECK(lb_op_tail(op, m, &tail) == LB_OK && tail >= 0 && tail < m,
+           "lb_op_tail m=%d: %d rows (%s)", m, tail, lb_errmsg());
+    tails_run += tail > 0;
+    snprintf(what, sizeof what, "m=%d n=%d k=%d bias=%d%s", m, n, k,
+             with_bias, tail ? " (last rows apart)" : "");
+  }
   check_y(&c, dy, hy, y64, mag64, what, &err, rel);
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
@@ -502,7 +510,12 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         {16, 1000, 4096}, {64, 1000, 4096}, {100, 300, 2048},
         /* 2 ways at 12 rows: 128 tiles, split only to fill the second
         ** block an sm_90 holds (lb_gemm_cfg.fit) */
-        {12, 4096, 8192}};
+        {12, 4096, 8192},
+        /* the last rows apart (lb_op_tail): 1 row (the GEMV), 12, 16 and
+        ** 44 rows (small GEMMs) after 128-, 256- and 1024-row parts, and
+        ** after a part that splits K; 300 keeps one launch on 128-row tiles */
+        {129, 300, 1024}, {140, 1000, 0}, {257, 4112, 512}, {300, 1000, 512},
+        {1040, 256, 512}, {136, 1000, 4096}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
@@ -515,12 +528,15 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
       if (rel > worst_rel) worst_rel = rel;
     }
     printf("  GEMM M=9..4096: worst relative error %.2e, worst error/bound "
-           "%.2f; %d case(s) split K\n", worst_rel, worst, splits_run);
+           "%.2f; %d case(s) split K, %d ran their last rows apart\n",
+           worst_rel, worst, splits_run, tails_run);
     GCHECK(splits_run > 0, "no GEMM case split K");
-    splits_run = 0;
+    GCHECK(tails_run > 0, "no GEMM case ran its last rows apart");
+    splits_run = tails_run = 0;
   }
   overlap_case(ctx, r, 5, 1024, seed++, stream);
   overlap_case(ctx, r, 40, 1024, seed++, stream);
+  overlap_case(ctx, r, 129, 1024, seed++, stream);   /* two parts (lb_op_tail) */
   t = checks;
   pack_case(ctx, r, 7, g, seed++, stream);
   pack_case(ctx, r, 257, 3 * g, seed++, NULL);
