@@ -344,6 +344,11 @@ int main(int argc, char **argv) {
             "NULL op");
     CHECK(sp == 1 && cl == 0, "lb_op_splits left %d, %d on a refusal", sp, cl);
   }
+  {
+    int tail = 7;
+    refused(lb_op_tail(NULL, 300, &tail), LB_EARG, "lb_op_tail", "NULL op");
+    CHECK(tail == 0, "lb_op_tail left %d rows on a refusal", tail);
+  }
   refused(lb_compile_offline(NULL, 90, &off, &log), LB_EARG,
           "lb_compile_offline", "NULL src");
   /* ptxas' report per entry point, from a log as NVRTC writes it */

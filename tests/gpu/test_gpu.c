@@ -440,6 +440,13 @@ static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   GCHECK(lb_op_run(op, LB_MAX_ROWS + 1, buf, &w, buf, NULL) == LB_EARG,
          "m = LB_MAX_ROWS + 1 accepted");
   GCHECK(lb_op_run(op, -1, buf, &w, buf, NULL) == LB_EARG, "m = -1 accepted");
+  {
+    int tail = 7;
+    GCHECK(lb_op_tail(op, 0, &tail) == LB_EARG && tail == 0 &&
+               lb_op_tail(op, LB_MAX_ROWS + 1, &tail) == LB_EARG &&
+               lb_op_tail(op, 300, NULL) == LB_EARG,
+           "lb_op_tail: m = 0, m past LB_MAX_ROWS or a NULL result accepted");
+  }
   GCHECK(lb_op_run(op, 1, (char *)buf + 2, &w, buf, NULL) == LB_EARG,
         "misaligned x accepted");
   GCHECK(lb_op_run(op, 1, NULL, &w, buf, NULL) == LB_EARG, "NULL x accepted");
