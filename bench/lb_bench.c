@@ -226,11 +226,12 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     return 0;
   }
   /* The float64 reference covers the first REF_ROWS rows (at M = 4096
-  ** and 8192 x 8192 all of them would take minutes); the GPU suite checks
-  ** every row on smaller layers. */
+  ** and 8192 x 8192 all of them would take minutes) and each M's last;
+  ** the GPU suite checks every row on smaller layers. */
   refm = maxm < REF_ROWS ? maxm : REF_ROWS;
-  y64 = malloc(sizeof(double) * (size_t)refm * (size_t)n);
-  mag64 = malloc(sizeof(double) * (size_t)refm * (size_t)n);
+  /* (one row more: the last of each M, below) */
+  y64 = malloc(sizeof(double) * (size_t)(refm + 1) * (size_t)n);
+  mag64 = malloc(sizeof(double) * (size_t)(refm + 1) * (size_t)n);
   hy = malloc(c.y_bytes);
   dense = malloc((size_t)n * (size_t)k * 2);
   if (!y64 || !mag64 || !hy || !dense) goto fail;
@@ -300,6 +301,25 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       double ratio;
       rw->err = lb_rel_error(&view, hy, y64, &bad);
       rw->pass = lb_check(&view, hy, y64, mag64, &ratio, &bad);
+    }
+    if (j.m > refm) {
+      /* and the last row, which a second launch writes where the last
+      ** rows run apart (lb_op_tail) */
+      lb_case last = c;
+      const size_t at = (size_t)(j.m - 1) * (size_t)n *
+                        (size_t)lb_dtype_size(r->out);
+      double *ly = y64 + (size_t)refm * n, *lmag = mag64 + (size_t)refm * n;
+      double ratio, err;
+      last.m = 1;
+      last.x = (char *)c.x + (size_t)(j.m - 1) * (size_t)k *
+                                 (size_t)lb_dtype_size(r->act);
+      if (!lb_case_reference(&last, ly, lmag)) {
+        complain(e, "%s %dx%d: %s", lb_recipe_name(r), k, n, lb_errmsg());
+        goto fail;
+      }
+      err = lb_rel_error(&last, (char *)hy + at, ly, &bad);
+      if (err > rw->err) rw->err = err;
+      rw->pass &= lb_check(&last, (char *)hy + at, ly, lmag, &ratio, &bad);
     }
     if (!run_cublas(&j)) goto fail;
     CK(cudaDeviceSynchronize());
