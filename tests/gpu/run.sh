@@ -133,8 +133,9 @@ lap "tests (side by side)"
 # (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
 # rows, M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
 # 2 ways, in a cluster on sm_90), the GEMV's two fragments (M = 13, 4-bit, a
-# partial block), and 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
-# with the activations by TMA, by the rule).
+# partial block), 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
+# with the activations by TMA, by the rule), and M = 300 in two launches
+# (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -147,7 +148,8 @@ if room 60 sanitizer; then
          "$root/recipes/a16w3_g128.lua 40 1000 4096"
          "$root/recipes/a16w4_g128.lua 20 8192 1024"
          "$root/recipes/a16w4_g128.lua 13 4112 4096"
-         "$root/recipes/a16w2_g64.lua 40 1000 2048")
+         "$root/recipes/a16w2_g64.lua 40 1000 2048"
+         "$root/recipes/a16w4_g128.lua 300 1000 512")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..256 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
