@@ -99,7 +99,7 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
     lb_gemm_plans p;
     const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
     const int b = lb_gemm_bucket(m);
-    char split[48] = "", small[96] = "", hopper[256] = "";
+    char split[48] = "", small[96] = "", hopper[256] = "", apart[160] = "";
     if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
                            "LOWBIT_GEMM", &p)) != LB_OK)
       return st;
@@ -134,12 +134,27 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
                wg->warps_k, wg->r, wg->stages, wg->tm ? ", x by TMA" : "",
                wsplit, wg->threads, wg->smem);
     }
+    /* the last rows apart (lb_gemm_tail; lb_op_run also wants both
+    ** kernels planned) */
+    {
+      const int t = lb_gemm_tail(c, m), tw = lb_gemm_tail(wg, m);
+      if (t == tw && t > 0)
+        snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
+                 "their own kernel (lb_op_tail)", m - t, t);
+      else if (t > 0)
+        snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
+                 "their own kernel (lb_op_tail; sm_90: %s)", m - t, t,
+                 tw ? "other rows" : "one launch");
+      else if (tw > 0)
+        snprintf(apart, sizeof apart, "; on sm_90 runs %d rows, then the "
+                 "last %d on their own kernel (lb_op_tail)", m - tw, tw);
+    }
     w = snprintf(text, len,
                  "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
-                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s",
+                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s%s",
                  b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
                  c->stages, c->sres ? ", scales resident" : "", split, small,
-                 hopper);
+                 hopper, apart);
     out->threads = c->threads;
     out->smem_hi = c->smem;
     out->smem_lo = lo->smem;

@@ -295,6 +295,16 @@ int main(int argc, char **argv) {
                       (strstr(kd.plan, "...") ? 3 : 0)) == 0 &&
               strstr(text, "bytes of shared memory") != NULL,
           "describe_plan m = 128: %s (%s)", lb_errmsg(), text);
+    /* the last rows apart: one row past two 128-row tiles, none where m
+    ** fills its tiles */
+    CHECK(lb_describe_plan(r, 8192, 8192, 257, 132, text, sizeof text,
+                           NULL) == LB_OK &&
+              strstr(text, "runs 256 rows, then the last 1 ") != NULL,
+          "describe_plan m = 257: %s (%s)", lb_errmsg(), text);
+    CHECK(lb_describe_plan(r, 8192, 8192, 256, 132, text, sizeof text,
+                           NULL) == LB_OK &&
+              strstr(text, "lb_op_tail") == NULL,
+          "describe_plan m = 256: %s (%s)", lb_errmsg(), text);
     refused(lb_describe_plan(r, 8192, 8192, 128, 132, tiny, sizeof tiny,
                              &need2), LB_EARG, "takes", "describe_plan short");
     CHECK(need2 == need && tiny[0] == '\0',
