@@ -132,6 +132,7 @@ _proto("lb_op_run", c_int, _R, c_int, c_void_p, POINTER(Weights), c_void_p,
        c_void_p)
 _proto("lb_op_workspace", c_int, _R, c_int, POINTER(c_size_t))
 _proto("lb_op_splits", c_int, _R, c_int, POINTER(c_int), POINTER(c_int))
+_proto("lb_op_tail", c_int, _R, c_int, POINTER(c_int))
 _proto("lb_op_run_ws", c_int, _R, c_int, c_void_p, POINTER(Weights), c_void_p,
        c_void_p, c_size_t, c_void_p)
 _proto("lb_compile_offline", c_int, c_char_p, c_int, POINTER(Offline),

@@ -103,6 +103,13 @@ class Op:
                                     ctypes.byref(cl)))
         return sp.value, bool(cl.value)
 
+    def tail(self, m):
+        """Rows at the end of m that run as a second launch on the kernel of
+        their own count, after the rest (0: one launch; lb_op_tail)."""
+        t = ctypes.c_int()
+        check(_lib.lib.lb_op_tail(self._h, int(m), ctypes.byref(t)))
+        return t.value
+
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0,
             workspace=None, workspace_bytes=0):
         """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..2^20
