@@ -83,7 +83,6 @@ static const lb_gv *gemv_of(const lb_op *op, int m) {
   return m > op->rows ? NULL : &op->gv[m > LB_MAX_M];
 }
 
-/* Makes the context current on this thread for a scope; restores after. */
 /* The rows of m the first launch takes: all of them, or those before the
 ** tail lb_gemm_tail leaves to the kernel of its own rows (where both
 ** parts' kernels can be planned; lb_op_run launches the tail second). */
@@ -99,6 +98,7 @@ static int lead_rows(const lb_op *op, int m) {
   return m - t;
 }
 
+/* Makes the context current on this thread for a scope; restores after. */
 lb_status lb_ctx_enter(lb_ctx *c, lb_scope *s, const char *where) {
   CUcontext cur = NULL;
   CUresult rc;
@@ -961,12 +961,12 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
       misaligned(w->bias, (size_t)op->out_size))
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
                    "element size");
-  /* Launch in the caller's context when it is ours (the usual case with
-  ** cudart or PyTorch); otherwise make ours current for the call. */
   lead = lead_rows(op, m);
   if (ws != NULL && bytes < (need = run_need(op, m, lead)))
     return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
                    "needs %zu (lb_op_workspace), or none", bytes, m, need);
+  /* Launch in the caller's context when it is ours (the usual case with
+  ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
   /* both parts ready before either runs: a failure leaves y as it was */
   st = part_of(op, lead, x, y, ws, &part[0]);
