@@ -136,16 +136,16 @@ static double cublas_error(const lb_case *view, const job *j,
   size_t total = (size_t)view->m * (size_t)j->n, q, bad;   /* checked rows */
   uint16_t *yd = malloc(total * 2);
   double *ref = malloc(sizeof(double) * total), err = -1;
-  lb_recipe rr = *view->r;
   lb_case cv = *view;
   if (yd && ref && cudaMemcpy(yd, j->ydense, total * 2,
                               cudaMemcpyDeviceToHost) == cudaSuccess) {
     for (q = 0; q < total; q++)
-      ref[q] = y64[q] -
-               (view->bias ? lb_load(rr.out, view->bias, q % (size_t)j->n) : 0);
-    rr.out = rr.act;
-    rr.bias = 0;
-    cv.r = &rr;
+      ref[q] = y64[q] - (view->bias ? lb_load(view->f.out, view->bias,
+                                              q % (size_t)j->n)
+                                    : 0);
+    /* cuBLAS's output: the activation type, no bias */
+    cv.f.out = cv.f.act;
+    cv.f.bias = 0;
     cv.bias = NULL;
     err = lb_rel_error(&cv, yd, ref, &bad);
   }
@@ -248,7 +248,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   for (i = 0; i < n; i++) {
     int kk;
     for (kk = 0; kk < k; kk++)
-      lb_store(r->act, dense, (size_t)i * (size_t)k + (size_t)kk,
+      lb_store(c.f.act, dense, (size_t)i * (size_t)k + (size_t)kk,
                lb_case_weight(&c, i, kk));
   }
   wok = lb_upload_weights(&c, &j.w);
@@ -268,7 +268,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   lb_op_info(op, &info);
   j.op = op;
   j.h = e->h;
-  j.dt = r->act == LB_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+  j.dt = c.f.act == LB_BF16 ? CUDA_R_16BF : CUDA_R_16F;
   j.n = n;
   j.k = k;
   ok = 1;
@@ -307,12 +307,12 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       ** rows run apart (lb_op_tail) */
       lb_case last = c;
       const size_t at = (size_t)(j.m - 1) * (size_t)n *
-                        (size_t)lb_dtype_size(r->out);
+                        (size_t)lb_dtype_size(c.f.out);
       double *ly = y64 + (size_t)refm * n, *lmag = mag64 + (size_t)refm * n;
       double ratio, err;
       last.m = 1;
       last.x = (char *)c.x + (size_t)(j.m - 1) * (size_t)k *
-                                 (size_t)lb_dtype_size(r->act);
+                                 (size_t)lb_dtype_size(c.f.act);
       if (!lb_case_reference(&last, ly, lmag)) {
         complain(e, "%s %dx%d: %s", lb_recipe_name(r), k, n, lb_errmsg());
         goto fail;
@@ -329,8 +329,8 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     if (rw->us <= 0 || rw->cublas_us <= 0) goto fail;
     rw->bytes = (double)(c.packed_bytes + c.scale_bytes + c.zero_bytes +
                          c.bias_bytes) +
-                (double)j.m * k * lb_dtype_size(r->act) +
-                (double)j.m * n * lb_dtype_size(r->out);
+                (double)j.m * k * lb_dtype_size(c.f.act) +
+                (double)j.m * n * lb_dtype_size(c.f.out);
     if (e->have_floor && lb_floor_size(&e->fl, (size_t)rw->bytes))
       rw->floor_us = lb_time_it(&e->t, lb_floor_launch, &e->fl);
     if (rw->floor_us < 0) rw->floor_us = 0;

@@ -113,18 +113,61 @@ void lb_case_free(lb_case *c) {
 }
 
 /* Codes as the signed or unsigned integers they stand for. */
-static int code_value(const lb_recipe *r, uint8_t c) {
-  if (r->is_signed && (c >> (r->bits - 1)) & 1) return (int)c - (1 << r->bits);
+static int code_value(const lb_fmt *f, uint8_t c) {
+  if (f->is_signed && (c >> (f->bits - 1)) & 1) return (int)c - (1 << f->bits);
   return c;
+}
+
+static int dtype_of(const char *name, lb_dtype *t) {
+  static const struct { const char *name; lb_dtype t; } known[] = {
+      {"f16", LB_F16}, {"bf16", LB_BF16}, {"f32", LB_F32}};
+  size_t i;
+  for (i = 0; name != NULL && i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(name, known[i].name) == 0) {
+      *t = known[i].t;
+      return 1;
+    }
+  lb_fail(LB_EARG, "lb_fmt_of: dtype \"%s\" unknown to the reference",
+          name ? name : "(none)");
+  return 0;
+}
+
+int lb_fmt_of(const lb_recipe *r, lb_fmt *f) {
+  static const struct { const char *text; lb_dequant d; } forms[] = {
+      {"(q - z) * s", LB_DQ_SUBMUL}, {"q * s + z", LB_DQ_MULADD},
+      {"q * s", LB_DQ_MUL}};
+  lb_recipe_info in;
+  size_t i;
+  memset(f, 0, sizeof *f);
+  if (lb_recipe_describe(r, &in) != LB_OK) return 0;
+  f->bits = in.bits;
+  f->is_signed = in.is_signed;
+  f->group = in.group;
+  f->zeros = in.zeros != NULL;
+  f->bias = in.bias;
+  if (!dtype_of(in.activations, &f->act) || !dtype_of(in.scales, &f->scale) ||
+      (f->zeros && !dtype_of(in.zeros, &f->zero)) ||
+      !dtype_of(in.output, &f->out))
+    return 0;
+  for (i = 0; i < sizeof forms / sizeof forms[0]; i++)
+    if (strcmp(in.dequant, forms[i].text) == 0) {
+      f->dequant = forms[i].d;
+      return 1;
+    }
+  lb_fail(LB_EARG, "lb_fmt_of: dequant \"%s\" unknown to the reference",
+          in.dequant);
+  return 0;
 }
 
 int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
                  uint64_t seed) {
+  const lb_fmt *f = &c->f;
   lb_sizes sz;
   size_t i, ng;
-  int qmax = (1 << r->bits) - 1;
+  int qmax;
   memset(c, 0, sizeof *c);
-  if (lb_sizes_of(r, n, k, &sz) != LB_OK) return 0;
+  if (!lb_fmt_of(r, &c->f) || lb_sizes_of(r, n, k, &sz) != LB_OK) return 0;
+  qmax = (1 << f->bits) - 1;
   c->r = r;
   c->m = m;
   c->n = n;
@@ -134,17 +177,17 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
   c->packed_bytes = sz.packed;
   c->scale_bytes = sz.scales;
   c->zero_bytes = sz.zeros;
-  c->x_bytes = (size_t)m * (size_t)k * (size_t)lb_dtype_size(r->act);
-  c->y_bytes = (size_t)m * (size_t)n * (size_t)lb_dtype_size(r->out);
-  c->bias_bytes = r->bias ? (size_t)n * (size_t)lb_dtype_size(r->out) : 0;
+  c->x_bytes = (size_t)m * (size_t)k * (size_t)lb_dtype_size(f->act);
+  c->y_bytes = (size_t)m * (size_t)n * (size_t)lb_dtype_size(f->out);
+  c->bias_bytes = f->bias ? (size_t)n * (size_t)lb_dtype_size(f->out) : 0;
   c->codes = malloc((size_t)n * (size_t)k);
   c->packed = malloc(sz.packed);
   c->scales = malloc(sz.scales);
-  c->zeros = r->zeros ? malloc(sz.zeros) : NULL;
-  c->bias = r->bias ? malloc(c->bias_bytes) : NULL;
+  c->zeros = f->zeros ? malloc(sz.zeros) : NULL;
+  c->bias = f->bias ? malloc(c->bias_bytes) : NULL;
   c->x = malloc(c->x_bytes);
-  if (!c->codes || !c->packed || !c->scales || (r->zeros && !c->zeros) ||
-      (r->bias && !c->bias) || !c->x) {
+  if (!c->codes || !c->packed || !c->scales || (f->zeros && !c->zeros) ||
+      (f->bias && !c->bias) || !c->x) {
     lb_case_free(c);
     lb_fail(LB_EMEM, "lb_case_make: no memory");
     return 0;
@@ -156,19 +199,19 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
   ** a fractional part, as HQQ's float zero-points do. */
   for (i = 0; i < ng; i++) {
     double s = lb_uniform(&seed, 0.5, 1.5) / (qmax > 1 ? qmax / 2.0 : 1.0);
-    lb_store(r->sdtype, c->scales, i, lb_rand(&seed) & 1 ? s : -s);
-    if (r->zeros) {
-      double z = r->dequant == LB_DQ_MULADD
+    lb_store(f->scale, c->scales, i, lb_rand(&seed) & 1 ? s : -s);
+    if (f->zeros) {
+      double z = f->dequant == LB_DQ_MULADD
                      ? lb_uniform(&seed, -0.5, 0.5)
                      : lb_uniform(&seed, 0.25 * qmax, 0.75 * qmax);
-      if (r->is_signed && r->dequant != LB_DQ_MULADD) z -= (qmax + 1) / 2;
-      lb_store(r->zdtype, c->zeros, i, z);
+      if (f->is_signed && f->dequant != LB_DQ_MULADD) z -= (qmax + 1) / 2;
+      lb_store(f->zero, c->zeros, i, z);
     }
   }
-  for (i = 0; r->bias && i < (size_t)n; i++)
-    lb_store(r->out, c->bias, i, lb_uniform(&seed, -1, 1));
+  for (i = 0; f->bias && i < (size_t)n; i++)
+    lb_store(f->out, c->bias, i, lb_uniform(&seed, -1, 1));
   for (i = 0; i < (size_t)m * (size_t)k; i++)
-    lb_store(r->act, c->x, i, lb_uniform(&seed, -1, 1));
+    lb_store(f->act, c->x, i, lb_uniform(&seed, -1, 1));
   if (lb_pack(r, n, k, c->codes, c->packed) != LB_OK) {
     lb_case_free(c);
     return 0;
@@ -179,12 +222,12 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
 /* The dequantized weight, and in *mag the size of the terms the kernel
 ** adds to make it (|q s| + |offset|), which sets its rounding error. */
 static double weight(const lb_case *c, int j, int kk, double *mag) {
-  const lb_recipe *r = c->r;
-  size_t g = (size_t)j * (size_t)c->groups + (size_t)(r->group ? kk / r->group : 0);
-  double q = code_value(r, c->codes[(size_t)j * (size_t)c->k + (size_t)kk]);
-  double s = lb_load(r->sdtype, c->scales, g);
-  double z = r->zeros ? lb_load(r->zdtype, c->zeros, g) : 0;
-  switch (r->dequant) {
+  const lb_fmt *f = &c->f;
+  size_t g = (size_t)j * (size_t)c->groups + (size_t)(f->group ? kk / f->group : 0);
+  double q = code_value(f, c->codes[(size_t)j * (size_t)c->k + (size_t)kk]);
+  double s = lb_load(f->scale, c->scales, g);
+  double z = f->zeros ? lb_load(f->zero, c->zeros, g) : 0;
+  switch (f->dequant) {
     case LB_DQ_SUBMUL: *mag = fabs(q * s) + fabs(z * s); return (q - z) * s;
     case LB_DQ_MULADD: *mag = fabs(q * s) + fabs(z); return q * s + z;
     case LB_DQ_MUL: *mag = fabs(q * s); return q * s;
@@ -212,7 +255,7 @@ static void *reference_part(void *arg) {
   double *w = malloc(sizeof(double) * (size_t)c->k);
   double *wm = malloc(sizeof(double) * (size_t)c->k);
   for (j = p->j0; w != NULL && wm != NULL && j < p->j1; j++) {
-    double b = c->bias ? lb_load(c->r->out, c->bias, (size_t)j) : 0;
+    double b = c->bias ? lb_load(c->f.out, c->bias, (size_t)j) : 0;
     for (kk = 0; kk < c->k; kk++) w[kk] = weight(c, j, kk, &wm[kk]);
     for (i = 0; i < c->m; i++) {
       const double *x = p->xr + (size_t)i * (size_t)c->k;
@@ -248,7 +291,7 @@ int lb_case_reference(const lb_case *c, double *y64, double *mag64) {
     lb_fail(LB_EMEM, "lb_case_reference: no memory for x in double");
     return 0;
   }
-  for (i = 0; i < total; i++) xr[i] = lb_load(c->r->act, c->x, i);
+  for (i = 0; i < total; i++) xr[i] = lb_load(c->f.act, c->x, i);
   if (work < 1 << 22) nt = 1; /* a thread costs more than it saves */
   if (nt > c->n) nt = c->n;
   for (t = 0; t < nt; t++) {
@@ -284,7 +327,7 @@ static void norms(const lb_case *c, const void *y, const double *y64,
   sq[0] = sq[1] = sq[2] = 0;
   *bad = 0;
   for (i = 0; i < total; i++) {
-    double v = lb_load(c->r->out, y, i);
+    double v = lb_load(c->f.out, y, i);
     if (!isfinite(v)) {
       (*bad)++;
       continue;
@@ -299,8 +342,8 @@ int lb_check(const lb_case *c, const void *y, const double *y64,
              const double *mag64, double *err, size_t *bad) {
   double sq[3], bound;
   norms(c, y, y64, mag64, sq, bad);
-  bound = 2 * unit_roundoff(c->r->out) * sqrt(sq[1]) +
-          4 * unit_roundoff(c->r->act) * sqrt(sq[2]);
+  bound = 2 * unit_roundoff(c->f.out) * sqrt(sq[1]) +
+          4 * unit_roundoff(c->f.act) * sqrt(sq[2]);
   *err = bound > 0 ? sqrt(sq[0]) / bound : (sq[0] > 0 ? INFINITY : 0);
   return *bad == 0 && *err <= 1;
 }

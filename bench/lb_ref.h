@@ -25,9 +25,25 @@ double lb_load(lb_dtype t, const void *p, size_t i);
 uint64_t lb_rand(uint64_t *s);
 double lb_uniform(uint64_t *s, double lo, double hi);
 
+/* What the data and the reference need of a recipe, read from its public
+** description (lb_recipe_describe), not from the generator's struct: the
+** check stands apart from the code it checks. */
+typedef struct lb_fmt {
+  int bits, is_signed;
+  int group;            /* 0: one scale per channel */
+  int zeros, bias;      /* the recipe has zeros, a bias */
+  lb_dtype act, scale, zero, out;
+  lb_dequant dequant;
+} lb_fmt;
+
+/* r's lb_fmt; 0 (message in lb_errmsg()) where its description names a
+** dtype or dequant form this does not know. */
+int lb_fmt_of(const lb_recipe *r, lb_fmt *f);
+
 /* One layer's worth of host data for (recipe, m, n, k). */
 typedef struct lb_case {
   const lb_recipe *r;
+  lb_fmt f;
   int m, n, k, groups;
   uint8_t *codes;       /* [n][k] */
   uint32_t *packed;

@@ -141,7 +141,7 @@ static int workspace(tuner *t, int m) {
 /* Runs rw's M once with the output poisoned and checks the sampled rows
 ** against the float64 reference; 1 if they pass. */
 static int check(tuner *t, const rows *rw, const char *plan) {
-  const size_t ob = (size_t)lb_dtype_size(t->r->out);
+  const size_t ob = (size_t)lb_dtype_size(t->c.f.out);
   const size_t rowb = (size_t)t->o->n * ob;
   lb_case view = t->c;
   char *sampled = malloc(rowb * (size_t)rw->ns);
@@ -162,7 +162,7 @@ static int check(tuner *t, const rows *rw, const char *plan) {
   ok = lb_check(&view, sampled, rw->y64, rw->mag64, &ratio, &bad);
   if (!ok)
     printf("FAIL: %s m=%d plan %s: error %.2f of the bound, %zu not "
-           "finite (rows 0, %d, %d, ... sampled)\n", t->r->name, rw->m, plan,
+           "finite (rows 0, %d, %d, ... sampled)\n", lb_recipe_name(t->r), rw->m, plan,
            ratio, bad, rw->idx[SAMPLE / 3], rw->idx[rw->ns - 1]);
 done:
   free(sampled);
@@ -360,7 +360,7 @@ static void tune_bucket(tuner *t, int b) {
 /* Rows 0..3, four about the middle and the last four of each M (fewer
 ** for small M), all in one reference over the gathered rows. */
 static int sample(tuner *t) {
-  const size_t xb = (size_t)t->o->k * (size_t)lb_dtype_size(t->r->act);
+  const size_t xb = (size_t)t->o->k * (size_t)lb_dtype_size(t->c.f.act);
   const size_t nn = (size_t)t->o->n;
   lb_case g = t->c;
   double *y64, *mag64;
@@ -479,7 +479,7 @@ int lb_tune_run(const lb_tune_opts *o) {
     goto done;
   }
   printf("%s, %d x %d (K x N) on %s, %d SMs: %d iterations, median, L2 "
-         "flushed by a read\n", r->name, o->k, o->n, prop.name, t.sms,
+         "flushed by a read\n", lb_recipe_name(r), o->k, o->n, prop.name, t.sms,
          o->iters);
   for (i = 0; i < o->nm; i++)
     if (bucket_of(r, o->m[i]) == -2) {

@@ -15,6 +15,7 @@
 #include "lb_gemm.h"
 #include "lb_gen.h"
 #include "lb_layout.h"
+#include "lb_ref.h"
 #include "lb_sweep.h"
 #include "lb_test.h"
 #include "lowbit.h"
@@ -552,6 +553,25 @@ static void check_knob_tm(void) {
   }
 }
 
+/* The reference's view of a recipe (lb_fmt_of, from the public
+** description) is the recipe the generator read: every field, on every
+** recipe of the sweep (each dtype, dequant form and zero kind). */
+static void check_fmt(const lb_recipe *r, const char *name) {
+  lb_fmt f;
+  if (!lb_fmt_of(r, &f)) {
+    CHECK(0, "%s: lb_fmt_of: %s", name, lb_errmsg());
+    return;
+  }
+  CHECK(f.bits == r->bits && f.is_signed == r->is_signed &&
+            f.group == r->group && f.zeros == r->zeros && f.bias == r->bias &&
+            f.act == r->act && f.scale == r->sdtype &&
+            (!r->zeros || f.zero == r->zdtype) && f.out == r->out &&
+            f.dequant == r->dequant,
+        "%s: lb_fmt_of differs from the recipe (bits %d/%d, group %d/%d, "
+        "dequant %d/%d)", name, f.bits, r->bits, f.group, r->group,
+        (int)f.dequant, (int)r->dequant);
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -571,6 +591,7 @@ int main(void) {
       CHECK(0, "%s: %s", rows[i].name, lb_errmsg());
       continue;
     }
+    check_fmt(r, rows[i].name);
     for (a = 0; a < (int)(sizeof ns / sizeof ns[0]); a++)
       for (b = 0; b < (int)(sizeof ks / sizeof ks[0]); b++) {
         int k = ks[b];
