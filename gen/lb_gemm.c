@@ -862,8 +862,8 @@ int lb_gemm_cluster(const lb_gemm_cfg *c, int splits) {
 ** a16w4_g128 a16w8_channel a16w1_g64 --m 144,160,257,300,320,1088 --shapes
 ** 8192x8192,4096x14336,14336x4096, 2026-11-27; one launch (tl=0) -> two):
 ** a16w4_g128 4096 x 14336 M = 257 208.6 -> 91.6 us, 8192 x 8192 157.0 ->
-** 89.9, M = 1088 381.9 -> 286.5; faster in 48 of 54 cases, slower in 6
-** by up to 10% (M = 160, a quarter of a 128-row tile, and 144 at 14336 x
+** 89.9, M = 1088 381.9 -> 286.5; faster in 49 of 54 cases, slower in 5
+** by up to 11% (M = 160, a quarter of a 128-row tile, and 144 at 14336 x
 ** 4096: a16w8_channel 72.0 -> 76.4); docs/architecture.md has the table.
 ** An eighth of a tile would have kept those and lost 4096 x 14336 at
 ** M = 160 (a16w4_g128 107.7 -> 66.7). */
