@@ -445,12 +445,15 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
   return st;
 }
 
+/* The weights and scales most plan cases read (plan_of adds the rest). */
+#define W4 "weights { bits = 4 }\nscales { group = 128 }\n"
+
 /* The last rows apart (lb_gemm_tail): m past a whole number of tiles by
 ** at most a quarter tile, on every part's tile; none at or below one tile,
 ** on a whole number of tiles, or with tl=0, which the plan's text names
 ** (and the rules' does not). */
 static void check_tail(void) {
-  static const char *const text = "weights { bits = 4 }\nscales { group = 128 }\n";
+  static const char *const text = W4;
   int b, pass;
   for (pass = 0; pass < 2; pass++)
     for (b = 0; b < LB_GEMM_BUCKETS; b++) {
@@ -482,75 +485,86 @@ static void check_tail(void) {
     }
 }
 
+/* A knob's cases: the recipe's weights and scales, the plan, the bucket,
+** and what is built (0: refused, naming the knob). */
+typedef struct knob_case {
+  const char *text, *plan;
+  int bucket, built;
+} knob_case;
+
+/* Runs cases: a built one must satisfy built_ok, a refused one must fail
+** with LB_EARG naming `needle`. */
+static void knob_cases(const knob_case *cs, int n, const char *needle,
+                       int (*built_ok)(const lb_gemm_plans *p,
+                                       const knob_case *c)) {
+  int i;
+  for (i = 0; i < n; i++) {
+    lb_gemm_plans p;
+    lb_status st;
+    memset(&p, 0, sizeof p);
+    st = plan_of(cs[i].text, cs[i].plan, cs[i].bucket, &p);
+    if (cs[i].built)
+      CHECK(st == LB_OK && built_ok(&p, &cs[i]),
+            "plan \"%s\" b%d: %s not built as asked (%s; %d-row tiles on "
+            "sm_90, %d elsewhere, tm %d)", cs[i].plan ? cs[i].plan : "rules",
+            cs[i].bucket, needle, st == LB_OK ? "built" : lb_errmsg(),
+            p.wg.bm, p.hi.bm, p.wg.tm);
+    else
+      CHECK(st == LB_EARG && strstr(lb_errmsg(), needle) != NULL,
+            "plan \"%s\" b%d: %s neither built nor refused (%d: %s)",
+            cs[i].plan, cs[i].bucket, needle, (int)st,
+            st == LB_OK ? "" : lb_errmsg());
+  }
+}
+
+/* built: sm_90's tile rows; the other parts keep the bucket's */
+static int bm_built(const lb_gemm_plans *p, const knob_case *c) {
+  return p->wg.bm == c->built &&
+         p->hi.bm == 16 << (c->bucket < 3 ? c->bucket : 3) &&
+         p->lo.bm == p->hi.bm;
+}
+
 /* bm: sm_90's TMA plan takes any tile rows it is given, the rules' 256
 ** rows from 257 (codes that never cross words) and the bucket's below; a
 ** plan whose sm_90 tile is not the TMA plan's refuses any other rows, and
 ** the other parts keep the bucket's (built: the sm_90 tile's rows; 0:
 ** refused naming bm). */
 static void check_knob_bm(void) {
-  static const struct {
-    const char *text, *plan;
-    int bucket, built;
-  } cs[] = {
-      {"weights { bits = 4 }\nscales { group = 128 }\n", NULL, 4, 256},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", NULL, 3, 128},
+  static const knob_case cs[] = {
+      {W4, NULL, 4, 256},
+      {W4, NULL, 3, 128},
       {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 4, 128},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=128", 4, 128},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=256", 3, 256},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=64", 3, 64},
+      {W4, "bm=128", 4, 128},
+      {W4, "bm=256", 3, 256},
+      {W4, "bm=64", 3, 64},
       {"weights { bits = 8 }\nscales { group = \"channel\" }\n", "bm=256", 2, 256},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=0,bm=256", 3, 0},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,bm=64", 3, 0},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,bm=128", 3, 128},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "bm=32", 0, 0}};
-  int i;
-  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    lb_gemm_plans p;
-    const lb_status st = plan_of(cs[i].text, cs[i].plan, cs[i].bucket, &p);
-    if (cs[i].built)
-      CHECK(st == LB_OK && p.wg.bm == cs[i].built &&
-                p.hi.bm == 16 << (cs[i].bucket < 3 ? cs[i].bucket : 3) &&
-                p.lo.bm == p.hi.bm,
-            "plan \"%s\" b%d: %d-row tiles on sm_90 (%s), %d elsewhere",
-            cs[i].plan ? cs[i].plan : "rules", cs[i].bucket, cs[i].built,
-            st == LB_OK ? "built" : lb_errmsg(), p.hi.bm);
-    else
-      CHECK(st == LB_EARG && strstr(lb_errmsg(), "bm=") != NULL,
-            "plan \"%s\" b%d: bm neither built nor refused (%d: %s)",
-            cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
-  }
+      {W4, "tm=0,bm=256", 3, 0},
+      {W4, "wg=0,bm=64", 3, 0},
+      {W4, "wg=0,bm=128", 3, 128},
+      {W4, "bm=32", 0, 0}};
+  knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "bm=", bm_built);
+}
+
+static int tm_built(const lb_gemm_plans *p, const knob_case *c) {
+  (void)c;
+  return p->wg.tm == 1 && p->wg.wr == 1 && p->wg.wg == 1;
 }
 
 static void check_knob_tm(void) {
-  static const struct {
-    const char *text, *plan;
-    int bucket, built;
-  } cs[] = {
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 3, 1},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 2, 1},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,wr=1,tm=1", 1, 1},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=1,tm=1", 1, 0},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "tm=1", 1, 0},
+  static const knob_case cs[] = {
+      {W4, "tm=1", 3, 1},
+      {W4, "tm=1", 2, 1},
+      {W4, "wg=1,wr=1,tm=1", 1, 1},
+      {W4, "wg=1,tm=1", 1, 0},
+      {W4, "tm=1", 1, 0},
       {"weights { bits = 3 }\nscales { group = 128 }\n", "tm=1", 2, 1},
       {"weights { bits = 3 }\nscales { group = 32 }\n", "tm=1", 2, 0},
       {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 2, 0},
       {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 3, 1},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wg=0,tm=1", 3, 0},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wr=0,tm=1", 3, 0},
-      {"weights { bits = 4 }\nscales { group = 128 }\n", "wn=2,tm=1", 3, 0}};
-  int i;
-  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    lb_gemm_plans p;
-    const lb_status st = plan_of(cs[i].text, cs[i].plan, cs[i].bucket, &p);
-    if (cs[i].built)
-      CHECK(st == LB_OK && p.wg.tm == 1 && p.wg.wr == 1 && p.wg.wg == 1,
-            "plan \"%s\" b%d: tm=1 not built (%s)", cs[i].plan,
-            cs[i].bucket, st == LB_OK ? "built without" : lb_errmsg());
-    else
-      CHECK(st == LB_EARG && strstr(lb_errmsg(), "tm=1") != NULL,
-            "plan \"%s\" b%d: tm=1 neither built nor refused (%d: %s)",
-            cs[i].plan, cs[i].bucket, (int)st, st == LB_OK ? "" : lb_errmsg());
-  }
+      {W4, "wg=0,tm=1", 3, 0},
+      {W4, "wr=0,tm=1", 3, 0},
+      {W4, "wn=2,tm=1", 3, 0}};
+  knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "tm=1", tm_built);
 }
 
 /* The reference's view of a recipe (lb_fmt_of, from the public
