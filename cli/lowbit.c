@@ -59,7 +59,7 @@ static const char usage[] =
   "then the source tree's recipes/, then the installed recipes.\n"
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
   "M up to 8 runs the GEMV, larger M the GEMM of its bucket (9..16, 17..32,\n"
-  "33..64, 65..256, 257+); gen and compile show the kernel each M uses.\n"
+  "33..64, 65..160, 161..256, 257+); gen and compile show each M's kernel.\n"
   "Rows past whole tiles, up to a quarter tile, run after the rest on the\n"
   "kernel of their own count (compile says where).\n"
   "--plan P: knobs of m's kernel (GEMM \"wn=2,st=3\", GEMV \"split=2\"; "

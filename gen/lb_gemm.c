@@ -18,7 +18,8 @@
 #include "lb_prelude.h"
 
 int lb_gemm_bucket(int m) {
-  return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : m <= 256 ? 3 : 4;
+  return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : m <= 160 ? 3
+       : m <= 256 ? 4 : 5;
 }
 
 /* Parts whose blocks may take 160 KB of shared memory (sm_80: 163 KB,
@@ -365,8 +366,13 @@ static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
   ** -> 242.3, 4096 1155.6 -> 961.7; a16w8_channel 146.5 -> 114.9, 293.2
   ** -> 237.4, 1175.8 -> 887.4; a16w1_g64 166.4 -> 125.5, 316.3 -> 258.5,
   ** 1354.5 -> 1028.0; but M = 257 on 4096 x 14336 (a second tile of one
-  ** row) a16w4_g128 156.4 -> 206.6 (docs/architecture.md has the table). */
-  c->bm = bucket == 4 && c->tm && 32 % f->lay.bits == 0 ? 256
+  ** row) a16w4_g128 156.4 -> 206.6 (docs/architecture.md has the table).
+  ** From 161 rows too (65..160 keep 128: 129..160 run 128 rows, then the
+  ** rest apart, lb_gemm_tail): 128 -> 256 rows at M = 192 and 256, 8192 x
+  ** 8192 / 4096 x 14336, a16w8_channel 78.0 / 94.0 -> 68.9 / 62.4 us and
+  ** 77.4 / 78.4 -> 66.3 / 57.2, a16w1_g64 85.7 / 83.7 -> 78.0 / 66.8;
+  ** faster in 14 of 16, a16w4_g128 at 8192 x 8192 1% and 5% slower. */
+  c->bm = bucket >= 4 && c->tm && 32 % f->lay.bits == 0 ? 256
                                                        : 16 << (bucket < 3 ? bucket : 3);
   if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
@@ -660,7 +666,8 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
                        const char *plan, const char *from, lb_buf *b,
                        lb_gemm_plans *p) {
   static const char *const rows[LB_GEMM_BUCKETS] = {
-      "9..16", "17..32", "33..64", "65..256", "257 and more"};
+      "9..16", "17..32", "33..64", "65..160", "161..256", "257 and more"};
+  static const int m_of[LB_GEMM_BUCKETS] = {16, 32, 64, 128, 256, 1024};
   lb_format f;
   knobs kn;
   lb_status st;
@@ -678,7 +685,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
     r->name, lb_base_name(r->file), rows[bucket],
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
-    bucket < 4 ? 16 << bucket : 1024, sms,
+    m_of[bucket], sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
   lb_plan_comment(b, plan, from);
   lb_emit_prelude(b, &f);

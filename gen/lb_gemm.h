@@ -13,8 +13,8 @@
 #include "lb_recipe.h"
 #include "lowbit.h"   /* LB_MAX_ROWS */
 
-#define LB_GEMM_BUCKETS 5      /* tile heights 16, 32, 64, 128, 128 (sm_90a:
-                               ** 256 past 256 rows, plan_wg) */
+#define LB_GEMM_BUCKETS 6      /* tile heights 16, 32, 64, 128, 128, 128
+                               ** (sm_90a: 256 past 160 rows, plan_wg) */
 #define LB_GEMM_KERNEL "lb_gemm"
 #define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */

@@ -165,7 +165,7 @@ expect "compile into the cache" 0 "cache: $c" $none env LOWBIT_CACHE_DIR="$c" "$
 : >"$c/keep-me.txt"
 expect "cache list, one entry" 0 "1 entry" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache list
 if grep -qE "a16w4_g128 +512 +256 +sm_80" "$tmp/out"; then echo "ok   cache list names the recipe, shape and arch"; else fail "cache list: no 'a16w4_g128 512 256 sm_80' row"; fi
-printf '# a table\nlowbit-tune 1 Some GPU, 132 SMs, sm_90, driver 13000, nvrtc 13.0\n0123456789abcdef 2 4096 4096 wn=2 10.00 12.00 a16w4_g128\n' >"$c/tune-0123456789abcdef.txt"
+printf '# a table\nlowbit-tune 2 Some GPU, 132 SMs, sm_90, driver 13000, nvrtc 13.0\n0123456789abcdef 2 4096 4096 wn=2 10.00 12.00 a16w4_g128\n' >"$c/tune-0123456789abcdef.txt"
 expect "cache list, a tuning table" 0 "tune-0123456789abcdef.txt: 1 plan(s), Some GPU, 132 SMs, sm_90" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache list
 expect "cache clear" 0 "removed 1 file(s)" $none env LOWBIT_CACHE_DIR="$c" "$lowbit" cache clear
 if [ -f "$c/tune-0123456789abcdef.txt" ]; then echo "ok   cache clear keeps the tuning table"; else fail "cache clear removed the tuning table"; fi

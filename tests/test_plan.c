@@ -173,9 +173,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&p.lo, &lay, name, n, k, bucket, 0);
   check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
-  /* the rules' tiles: 256 rows from 257 where sm_90a's plan takes x by TMA
+  /* the rules' tiles: 256 rows from 161 where sm_90a's plan takes x by TMA
   ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's */
-  CHECK(p.wg.bm == (bucket == 4 && p.wg.tm && 32 % lay.bits == 0
+  CHECK(p.wg.bm == (bucket >= 4 && p.wg.tm && 32 % lay.bits == 0
                         ? 256
                         : 16 << (bucket < 3 ? bucket : 3)),
         "%s n=%d k=%d b%d: the rules' tile height %d", name, n, k, bucket,
@@ -244,8 +244,8 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   ** on 160 KB parts where shared memory holds two), every split at least
   ** two sub-stages */
   for (int h = 0; h < 3; h++) {
-    static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257,
-                             1024};
+    static const int ms[] = {9, 16, 17, 32, 33, 64, 65, 128, 129, 160, 161,
+                             256, 257, 1024};
     int i, sms;
     c = h == 2 ? pw.wg : h ? p.hi : p.lo;
     for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
@@ -314,7 +314,7 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
 
 /* A plan's r (code rows a sub-stage) is built on 160 KB parts wherever
 ** two stages of it fit, also where the rules ask for no more than the 99
-** KB parts' (65..256 rows, two channel groups a warp): it was cut to the
+** KB parts' (65..160 rows, two channel groups a warp): it was cut to the
 ** small parts' 2 rows there, and "r=4" timed the rules' plan. */
 static void check_knob_r(void) {
   static const char text[] =
@@ -531,8 +531,10 @@ static int bm_built(const lb_gemm_plans *p, const knob_case *c) {
 ** refused naming bm). */
 static void check_knob_bm(void) {
   static const knob_case cs[] = {
+      {W4, NULL, 5, 256},
       {W4, NULL, 4, 256},
       {W4, NULL, 3, 128},
+      {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 5, 128},
       {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 4, 128},
       {W4, "bm=128", 4, 128},
       {W4, "bm=256", 3, 256},

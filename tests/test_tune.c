@@ -371,8 +371,8 @@ static void table(const lb_recipe *r) {
       int line;
       const char *has;
     } dmg[] = {
-        {"lowbit-tune 1", "lowbit-tune 2", 4, "another version"},
-        {"lowbit-tune 1", "lowbit-tuner 1", 4, "first line"},
+        {"lowbit-tune 2", "lowbit-tune 1", 4, "another version"},
+        {"lowbit-tune 2", "lowbit-tuner 2", 4, "first line"},
         {"test device", "best device", 4, "another device"},
         {" wn=4,r=4 ", " wn=3,r=4 ", 5, "power of two"},
         {" 40.00 ", " -40.00 ", 5, "positive"},

@@ -130,12 +130,13 @@ lap "tests (side by side)"
 # initcheck); kns=lb_ limits instrumentation to lowbit's kernels.  Cases: a
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
 # a power of two, a cross-word 3-bit one at M = 1, and four GEMM buckets
-# (M = 100: 65..256 with K split 4 ways, M = 16 with warps splitting code
+# (M = 100: 65..160 with K split 4 ways, M = 16 with warps splitting code
 # rows, M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
 # 2 ways, in a cluster on sm_90), the GEMV's two fragments (M = 13, 4-bit, a
 # partial block), 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
-# with the activations by TMA, by the rule), and M = 300 in two launches
-# (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own).
+# with the activations by TMA, by the rule), M = 300 in two launches
+# (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own)
+# and M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -149,8 +150,9 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 20 8192 1024"
          "$root/recipes/a16w4_g128.lua 13 4112 4096"
          "$root/recipes/a16w2_g64.lua 40 1000 2048"
-         "$root/recipes/a16w4_g128.lua 300 1000 512")
-  # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..256 rows
+         "$root/recipes/a16w4_g128.lua 300 1000 512"
+         "$root/recipes/a16w8_channel.lua 200 1000 512")
+  # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
   # and by cp.async, and the words through shared memory

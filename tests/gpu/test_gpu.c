@@ -522,7 +522,10 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         ** 44 rows (small GEMMs) after 128-, 256- and 1024-row parts, and
         ** after a part that splits K; 300 keeps one launch on 128-row tiles */
         {129, 300, 1024}, {140, 1000, 0}, {257, 4112, 512}, {300, 1000, 512},
-        {1040, 256, 512}, {136, 1000, 4096}};
+        {1040, 256, 512}, {136, 1000, 4096},
+        /* each side of 160 | 161 (sm_90: 128-row tiles with 32 rows apart,
+        ** then one 256-row tile for codes within words), and 224 rows */
+        {160, 300, 1024}, {161, 1000, 0}, {224, 1000, 1024}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
