@@ -957,12 +957,12 @@ done:
 
 /* Every plan lowbit tune may pick must be right where the rules' plan is:
 ** each candidate of the GEMV and of each GEMM bucket (M = 5, 12, 20, 40,
-** 100, 300: off every tile), on a layer off every block (N = 300) and
+** 100, 200, 300: off every tile), on a layer off every block (N = 300) and
 ** short in K, with and without a work space, against the float64
 ** reference.  The candidates compile on every core first
 ** (lb_tune_precompile), as lowbit tune's do. */
 static void plans_check(lb_ctx *ctx, const char *recipe) {
-  static const int ms[] = {5, 12, 20, 40, 100, 300};
+  static const int ms[] = {5, 12, 20, 40, 100, 200, 300};   /* a bucket each */
   char (*cand)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
   const int n = 300, maxm = 300;
   struct cudaDeviceProp prop;
@@ -1018,7 +1018,7 @@ static void plans_check(lb_ctx *ctx, const char *recipe) {
       }
     }
   }
-  printf("plans: %s, %d candidate plans of the GEMV and 5 GEMM buckets: "
+  printf("plans: %s, %d candidate plans of the GEMV and every GEMM bucket: "
          "%s\n", lb_recipe_name(r), plans, failures > before ? "FAIL"
                                                                : "all right");
 done:
