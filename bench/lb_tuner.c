@@ -223,7 +223,7 @@ static void print_times(const tuner *t, int b, const double *us) {
 static void tune_bucket(tuner *t, int b) {
   static const char *const name[1 + LB_GEMM_BUCKETS] = {
       "1..8 (the GEMV)", "9..16", "17..32", "33..64", "65..160", "161..256",
-      "257+"};
+      "257..384", "385+"};
   static char tried[MAXTRIED][LB_PLAN_LEN];
   static double times[MAXTRIED][LB_BENCH_MAX];
   char (*cand)[LB_PLAN_LEN] = malloc(MAXC * LB_PLAN_LEN);

@@ -19,7 +19,7 @@
 
 int lb_gemm_bucket(int m) {
   return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : m <= 160 ? 3
-       : m <= 256 ? 4 : 5;
+       : m <= 256 ? 4 : m <= 384 ? 5 : 6;
 }
 
 /* Parts whose blocks may take 160 KB of shared memory (sm_80: 163 KB,
@@ -477,6 +477,49 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
   c->tail = pick(kn, K_TL, 1);
+  c->tq = c->bm;
+}
+
+/* A plan's time for m rows on sms SMs, in 128-row tile sub-stages: its
+** waves of blocks (split-K's included) times a block's rows over its
+** splits, a 256-row tile's row costing 0.85 of a 128-row one's (wgmma
+** m64n256: each A fragment feeds twice the MMAs).  Only to choose between
+** the two tiles (tile_by_waves). */
+static long long wave_cost(const lb_gemm_cfg *c, int m, int sms) {
+  const long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
+  const long long s = lb_gemm_splits(c, m, sms);
+  const long long slots = (long long)sms * c->per_sm;
+  return (blocks * s + slots - 1) / slots * c->bm * (c->bm >= 256 ? 85 : 100) /
+         s;
+}
+
+/* 257..384 rows (bucket 5) on sm_90a's 256-row tiles make two tile rows;
+** 128-row tiles make three, and where the 256-row tiles' two rows take a
+** wave more than the others' three (wide layers), the 128-row tiles are
+** the rule's.  The last rows still run apart after 256 rows (tq: 257..320
+** as 256 + the rest, on 161..256's kernel).  Measured on an H100
+** (lowbit bench, 2026-11-27, M = 321 / 352 / 384, 256 -> 128 rows):
+** 4096 x 14336 (112 channel blocks: 224 blocks against 336 on 132 SMs)
+** a16w4_g128 178.0 / 170.2 / 155.0 -> 130.0 / 114.5 / 115.0 us,
+** a16w8_channel 166.2 / 159.6 / 151.3 -> 133.6 / 118.5 / 116.1,
+** a16w1_g64 171.5 / 159.9 / 146.7 -> 126.8 / 110.1 / 111.6; at 8192 x
+** 8192 (128 blocks against 192) 256 rows kept a16w1_g64 at 155.9 / 148.9
+** / 140.3 against 163.5 / 164.2 / 164.8; at 14336 x 4096 (64 blocks,
+** split twice) the model keeps 256 rows, which measured 9% faster for
+** a16w1_g64 and a16w2_g64 and 4 to 15% slower for a16w8_channel and
+** a16w4_g128. */
+static void tile_by_waves(const lb_format *f, int n, int k, int sms,
+                          const knobs *kn, lb_gemm_cfg *c) {
+  knobs k128 = *kn;
+  lb_gemm_cfg alt;
+  k128.v[K_BM] = 128;
+  plan_wg(f, k, 5, &k128, &alt);
+  finish(f, n, k, 5, hi_kb(&alt), &k128, &alt);
+  if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
+  if (wave_cost(&alt, 384, sms) < wave_cost(c, 384, sms)) {
+    *c = alt;
+    c->tq = 256;
+  }
 }
 
 /* Checks the arguments (messages name fn), derives the format and plans
@@ -530,6 +573,8 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                        "bytes)", from, plan, p->wg.stages, p->wg.stage);
       p->wg = p->hi;
     }
+    if (bucket == 5 && kn->v[K_BM] < 0 && p->wg.bm == 256)
+      tile_by_waves(f, n, k, sms, kn, &p->wg);
   } else {
     p->wg = p->hi;
   }
@@ -666,8 +711,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
                        const char *plan, const char *from, lb_buf *b,
                        lb_gemm_plans *p) {
   static const char *const rows[LB_GEMM_BUCKETS] = {
-      "9..16", "17..32", "33..64", "65..160", "161..256", "257 and more"};
-  static const int m_of[LB_GEMM_BUCKETS] = {16, 32, 64, 128, 256, 1024};
+      "9..16", "17..32", "33..64", "65..160", "161..256", "257..384",
+      "385 and more"};
+  static const int m_of[LB_GEMM_BUCKETS] = {16, 32, 64, 128, 256, 384, 1024};
   lb_format f;
   knobs kn;
   lb_status st;
@@ -873,6 +919,6 @@ int lb_gemm_cluster(const lb_gemm_cfg *c, int splits) {
 ** An eighth of a tile would have kept those and lost 4096 x 14336 at
 ** M = 160 (a16w4_g128 107.7 -> 66.7). */
 int lb_gemm_tail(const lb_gemm_cfg *c, int m) {
-  const int r = m % c->bm;
-  return c->tail && m > c->bm && r > 0 && r <= c->bm / 4 ? r : 0;
+  const int r = m % c->tq;
+  return c->tail && m > c->tq && r > 0 && r <= c->tq / 4 ? r : 0;
 }

@@ -13,8 +13,11 @@
 #include "lb_recipe.h"
 #include "lowbit.h"   /* LB_MAX_ROWS */
 
-#define LB_GEMM_BUCKETS 6      /* tile heights 16, 32, 64, 128, 128, 128
-                               ** (sm_90a: 256 past 160 rows, plan_wg) */
+#define LB_GEMM_BUCKETS 7      /* 9..16, 17..32, 33..64, 65..160, 161..256,
+                               ** 257..384, 385+: tiles of 16, 32, 64 and
+                               ** then 128 rows (sm_90a: 256 past 160 rows,
+                               ** plan_wg; 128 or 256 at 257..384,
+                               ** tile_by_waves) */
 #define LB_GEMM_KERNEL "lb_gemm"
 #define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
@@ -51,6 +54,8 @@ typedef struct lb_gemm_cfg {
                           ** launch passes a tensor map of x */
   int tail;               /* rows past the last whole tile may run apart
                           ** (lb_gemm_tail; LOWBIT_GEMM tl=0: never) */
+  int tq;                 /* the rows of a whole tile to lb_gemm_tail: bm,
+                          ** or 256 where 257..384 took 128 (tile_by_waves) */
 } lb_gemm_cfg;
 
 /* A bucket's plans: one for sm_90 (compiled for sm_90a: wgmma unless the

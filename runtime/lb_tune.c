@@ -6,7 +6,7 @@
 **   lowbit-tune 2 <device key>
 **   <key> <bucket> <n> <k> <plan or -> <us> <us by the rules> <recipe>
 **
-** bucket: -1 for the GEMV (1..8 rows), 0..5 for the GEMM's buckets.
+** bucket: -1 for the GEMV (1..8 rows), 0..6 for the GEMM's buckets.
 ** key: 16 hex digits, the hash of the source the rules alone make for the
 ** entry (lb_gemm_key).  The text is read strictly: a line that does not
 ** parse is an error naming the file and line, never skipped, since a
@@ -30,7 +30,7 @@
 #include "lb_tune.h"
 
 #define MAGIC "lowbit-tune"
-#define VERSION 2   /* 2: six GEMM buckets (65..160, 161..256) */
+#define VERSION 2   /* 2: seven GEMM buckets (65..160 .. 385+) */
 #define MAX_BYTES (1 << 20)   /* a table this large was not written here */
 
 typedef struct entry {

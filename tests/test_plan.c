@@ -174,9 +174,18 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
   /* the rules' tiles: 256 rows from 161 where sm_90a's plan takes x by TMA
-  ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's */
-  CHECK(p.wg.bm == (bucket >= 4 && p.wg.tm && 32 % lay.bits == 0
+  ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's;
+  ** at 257..384 rows 128 where that takes fewer waves (tile_by_waves),
+  ** the tail rule then counting 256-row tiles */
+  CHECK(p.wg.tq == (bucket == 5 && p.wg.bm == 128 && p.wg.tm &&
+                            32 % lay.bits == 0
                         ? 256
+                        : p.wg.bm) &&
+            p.hi.tq == p.hi.bm && p.lo.tq == p.lo.bm,
+        "%s n=%d k=%d b%d: tail quantum %d, tile %d", name, n, k, bucket,
+        p.wg.tq, p.wg.bm);
+  CHECK(p.wg.bm == (bucket >= 4 && p.wg.tm && 32 % lay.bits == 0
+                        ? (p.wg.tq != p.wg.bm && bucket == 5 ? 128 : 256)
                         : 16 << (bucket < 3 ? bucket : 3)),
         "%s n=%d k=%d b%d: the rules' tile height %d", name, n, k, bucket,
         p.wg.bm);
@@ -421,16 +430,11 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
   }
 }
 
-/* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
-** never dropped: where the rules take no wgmma plan with the words in
-** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
-** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
-** several of those built the plan without TMA). */
-/* lb_plan_gemm at 8192 x 8192 for a test recipe of f16 activations, "q * s"
+/* lb_plan_gemm at n x k for a test recipe of f16 activations, "q * s"
 ** and these sections: its status (LB_EARG where the recipe did not load,
 ** reported here). */
-static lb_status plan_of(const char *sections, const char *plan, int bucket,
-                         lb_gemm_plans *p) {
+static lb_status plan_at(const char *sections, const char *plan, int bucket,
+                         int n, int k, lb_gemm_plans *p) {
   char text[256];
   lb_recipe *r = NULL;
   lb_status st;
@@ -440,9 +444,14 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
     CHECK(0, "t.lua: %s", lb_errmsg());
     return LB_EARG;
   }
-  st = lb_plan_gemm(r, 8192, 8192, bucket, 132, plan, "test", p);
+  st = lb_plan_gemm(r, n, k, bucket, 132, plan, "test", p);
   lb_recipe_free(r);
   return st;
+}
+
+static lb_status plan_of(const char *sections, const char *plan, int bucket,
+                         lb_gemm_plans *p) {
+  return plan_at(sections, plan, bucket, 8192, 8192, p);
 }
 
 /* The weights and scales most plan cases read (plan_of adds the rest). */
@@ -473,7 +482,7 @@ static void check_tail(void) {
             "tail b%d: plan text \"%s\"", b, words);
       for (i = 0; i < 3; i++)
         for (m = 9; m <= 2048; m++) {
-          const int bm = part[i]->bm, r = m % bm;
+          const int bm = part[i]->tq, r = m % bm;
           const int want = !pass && m > bm && r > 0 && r <= bm / 4 ? r : 0;
           if (lb_gemm_tail(part[i], m) != want) {
             CHECK(0, "tail b%d part %d (bm %d%s) m=%d: %d rows apart, want %d",
@@ -483,6 +492,47 @@ static void check_tail(void) {
           }
         }
     }
+}
+
+/* 257..384 rows on sm_90a: 128-row tiles where 256-row ones take a wave
+** more (N = 14336: 224 blocks on 132 SMs against 336), the last rows
+** still apart after 256 (the tail rule counts 256-row tiles); 256 rows at
+** 8192 x 8192 and at N = 4096, with bm=256 asked for, and for 3-bit codes
+** (128 by the rules at any N). */
+static void check_waves(void) {
+  static const struct {
+    const char *text, *plan;
+    int n, k, bm, tq;
+  } cs[] = {{W4, NULL, 14336, 4096, 128, 256},
+            {W4, NULL, 8192, 8192, 256, 256},
+            {W4, NULL, 4096, 14336, 256, 256},
+            {W4, "bm=256", 14336, 4096, 256, 256},
+            {W4, "tl=0", 14336, 4096, 128, 256},
+            {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
+             14336, 4096, 128, 256},
+            {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 14336,
+             4096, 128, 128}};
+  static const int tails[][2] = {{257, 1}, {300, 44}, {320, 64}, {321, 0},
+                                 {384, 0}};
+  int i, j;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    lb_gemm_plans p;
+    if (plan_at(cs[i].text, cs[i].plan, 5, cs[i].n, cs[i].k, &p) != LB_OK) {
+      CHECK(0, "waves case %d: %s", i, lb_errmsg());
+      continue;
+    }
+    CHECK(p.wg.bm == cs[i].bm && p.wg.tq == cs[i].tq,
+          "waves case %d (n=%d k=%d %s): tiles of %d rows, tail quantum %d; "
+          "want %d, %d", i, cs[i].n, cs[i].k, cs[i].plan ? cs[i].plan : "",
+          p.wg.bm, p.wg.tq, cs[i].bm, cs[i].tq);
+    for (j = 0; j < 5 && cs[i].tq == 256; j++) {
+      const int want = cs[i].plan && !strcmp(cs[i].plan, "tl=0") ? 0
+                                                                  : tails[j][1];
+      CHECK(lb_gemm_tail(&p.wg, tails[j][0]) == want,
+            "waves case %d m=%d: %d rows apart, want %d", i, tails[j][0],
+            lb_gemm_tail(&p.wg, tails[j][0]), want);
+    }
+  }
 }
 
 /* A knob's cases: the recipe's weights and scales, the plan, the bucket,
@@ -552,6 +602,11 @@ static int tm_built(const lb_gemm_plans *p, const knob_case *c) {
   return p->wg.tm == 1 && p->wg.wr == 1 && p->wg.wg == 1;
 }
 
+/* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
+** never dropped: where the rules take no wgmma plan with the words in
+** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
+** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
+** several of those built the plan without TMA). */
 static void check_knob_tm(void) {
   static const knob_case cs[] = {
       {W4, "tm=1", 3, 1},
@@ -631,6 +686,7 @@ int main(void) {
   check_knob_r();
   check_knob_bm();
   check_tail();
+  check_waves();
   check_knob_tm();
   check_ring_scales();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,

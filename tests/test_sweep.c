@@ -102,7 +102,8 @@ static double yard_scale(int tries) {
 int main(int argc, char **argv) {
   static lb_sweep_row rows[MAXROWS];
   static const int archs[] = {80, 90};
-  static const int gemm_m[] = {16, 32, 64, 128, 192, 1024};   /* a bucket each */
+  static const int small_m[] = {16, 32, 64};              /* a bucket each */
+  static const int large_m[] = {128, 192, 384, 1024};
   const char *e = getenv("LOWBIT_SWEEP_MAX_S");
   const double base = e && atof(e) > 0 ? atof(e) : 1.0;
   double scale, worst = 0, worst_frac = 0, total = 0;
@@ -128,17 +129,17 @@ int main(int argc, char **argv) {
          limit_s(base, scale), scale * YARD_S, FLOOR_S);
   printf("%-52s %5s %5s %4s  %-22s %-22s\n", "recipe", "n", "k", "m",
          "sm_80 s/regs/spill", "sm_90 s/regs/spill");
-  /* per recipe its GEMV and two GEMM buckets three apart, taken in turn:
-  ** with one bucket each a spill at 257+ rows went unseen.  Never two of
-  ** 65..160, 161..256 and 257+: their plans can be the same, and NVRTC
-  ** 13.0.2 gave no ptxas report for a PTX it had compiled before
+  /* per recipe its GEMV and two GEMM buckets, one up to 64 rows and one
+  ** past, taken in turn: with one bucket each a spill at 257+ rows went
+  ** unseen.  Never two past 64 rows: their plans can be the same, and
+  ** NVRTC 13.0.2 gave no ptxas report for a PTX it had compiled before
   ** (test_recipes.c). */
   for (i = 0; i < n * 3; i++) {
     const lb_sweep_row *row = &rows[i / 3];
     const int kind = i % 3;
     const int m = kind == 0 ? 1
                   : fixed_m > LB_MAX_M ? fixed_m
-                  : gemm_m[(i / 3 + (kind == 2 ? 3 : 0)) % 6];
+                  : kind == 1 ? small_m[i / 3 % 3] : large_m[i / 3 % 4];
     lb_recipe *r = NULL;
     char *src = NULL, cell[2][40];
     if (only && strstr(row->name, only) == NULL) continue;

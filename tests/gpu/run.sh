@@ -136,7 +136,8 @@ lap "tests (side by side)"
 # partial block), 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
 # with the activations by TMA, by the rule), M = 300 in two launches
 # (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own)
-# and M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes).
+# M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes) and
+# M = 352 at N = 14336 (257..384 on 128-row tiles there).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -151,7 +152,8 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 13 4112 4096"
          "$root/recipes/a16w2_g64.lua 40 1000 2048"
          "$root/recipes/a16w4_g128.lua 300 1000 512"
-         "$root/recipes/a16w8_channel.lua 200 1000 512")
+         "$root/recipes/a16w8_channel.lua 200 1000 512"
+         "$root/recipes/a16w4_g128.lua 352 14336 256")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA

@@ -525,7 +525,10 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         {1040, 256, 512}, {136, 1000, 4096},
         /* each side of 160 | 161 (sm_90: 128-row tiles with 32 rows apart,
         ** then one 256-row tile for codes within words), and 224 rows */
-        {160, 300, 1024}, {161, 1000, 0}, {224, 1000, 1024}};
+        {160, 300, 1024}, {161, 1000, 0}, {224, 1000, 1024},
+        /* 257..384 on a wide layer (sm_90, 132 SMs: 128-row tiles for
+        ** codes within words), whole and with 44 rows apart after 256 */
+        {352, 14336, 256}, {300, 14336, 256}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
@@ -957,12 +960,12 @@ done:
 
 /* Every plan lowbit tune may pick must be right where the rules' plan is:
 ** each candidate of the GEMV and of each GEMM bucket (M = 5, 12, 20, 40,
-** 100, 200, 300: off every tile), on a layer off every block (N = 300) and
+** 100, 200, 300, 400: off every tile), on a layer off every block (N = 300) and
 ** short in K, with and without a work space, against the float64
 ** reference.  The candidates compile on every core first
 ** (lb_tune_precompile), as lowbit tune's do. */
 static void plans_check(lb_ctx *ctx, const char *recipe) {
-  static const int ms[] = {5, 12, 20, 40, 100, 200, 300};   /* a bucket each */
+  static const int ms[] = {5, 12, 20, 40, 100, 200, 300, 400};   /* a bucket each */
   char (*cand)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
   const int n = 300, maxm = 300;
   struct cudaDeviceProp prop;
