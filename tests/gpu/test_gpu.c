@@ -967,7 +967,7 @@ done:
 static void plans_check(lb_ctx *ctx, const char *recipe) {
   static const int ms[] = {5, 12, 20, 40, 100, 200, 300, 400};   /* a bucket each */
   char (*cand)[LB_PLAN_LEN] = malloc(64 * LB_PLAN_LEN);
-  const int n = 300, maxm = 300;
+  const int n = 300, maxm = ms[sizeof ms / sizeof ms[0] - 1];   /* the largest */
   struct cudaDeviceProp prop;
   lb_recipe *r = NULL;
   lb_op *op = NULL;
