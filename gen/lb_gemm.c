@@ -633,14 +633,18 @@ lb_status lb_plan_gemm(const lb_recipe *r, int n, int k, int bucket, int sms,
                  plans);
 }
 
-/* One part's plan as the constants the template reads.  LB_MINB: wgmma
+/* One part's plan, planned within budget_kb of shared memory a block, as
+** the constants the template reads.  LB_MINB: wgmma
 ** plans of up to 64 rows ask ptxas for the blocks an SM holds (fit), which
 ** split-K counts on (at 9..16 rows 95 registers left 2 of 256 threads
 ** anyway); at 128 rows that cap (128 registers) spilled 48 to 84 bytes
 ** (a16w4, a16w8, bf16w4, a16w1 on sm_90a), so one block an SM there
 ** (finish: bs=1), as the 180 registers it takes allow. */
-static void emit_plan(lb_buf *b, const lb_format *f, int k,
+static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
                       const lb_gemm_cfg *c) {
+  lb_buf_printf(b,
+    "constexpr int LB_SMEM_BUDGET = %d * 1024;   // what the planner let a "
+    "block take here\n", budget_kb);
   lb_buf_printf(b,
     "// blocks of %d rows x %d channels, %d x %d warps (rows x channels), "
     "sub-stages of\n// %d code rows (%d k-values) copying up to %d word(s) "
@@ -753,16 +757,14 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     "// Plan for n = %d, k = %d, rows %s on %d SMs: sm_90 (compiled for "
     "sm_90a), then by\n// the part's shared memory (%d KB or %d KB a "
     "block).\n"
-    "#if defined(__CUDA_ARCH__) && %s\n"
-    "constexpr bool LB_STAGES_HI = true;\n",
+    "#if defined(__CUDA_ARCH__) && %s\n",
     n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, wg_arch);
-  emit_plan(b, &f, k, &p->wg);
+  emit_plan(b, &f, k, hi_kb(&p->wg), &p->wg);
   if (p->wg.wg) emit_wgmma(b, &f, p->wg.bm / 8);
-  lb_buf_printf(b, "#elif defined(__CUDA_ARCH__) && (%s)\n"
-                   "constexpr bool LB_STAGES_HI = true;\n", hi_archs);
-  emit_plan(b, &f, k, &p->hi);
-  lb_buf_puts(b, "#else\nconstexpr bool LB_STAGES_HI = false;\n");
-  emit_plan(b, &f, k, &p->lo);
+  lb_buf_printf(b, "#elif defined(__CUDA_ARCH__) && (%s)\n", hi_archs);
+  emit_plan(b, &f, k, LB_SMEM_HI_KB, &p->hi);
+  lb_buf_puts(b, "#else\n");
+  emit_plan(b, &f, k, LB_SMEM_LO_KB, &p->lo);
   lb_buf_puts(b, "#endif\n\n");
   lb_buf_puts(b, lb_tpl_gemm);
   lb_buf_printf(b,

@@ -117,8 +117,8 @@ static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the ke
 // (LB_TMA: a stage's mbarrier and its release count after the scales)
 constexpr int LB_BAR_B = LB_TMA ? 16 * LB_STAGES : 0;
 static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) + LB_BAR_B <=
-                  (LB_WG && LB_BM > 128 ? 227 : LB_STAGES_HI ? 160 : 96) * 1024,
-              "shared memory within the part's budget (gen/lb_gemm.c: hi_kb)");
+                  LB_SMEM_BUDGET,
+              "shared memory within the part's budget (the planner's)");
 static_assert(!LB_TMA || (LB_WREG && LB_R % 2 == 0 && LB_BM <= 256),
               "activations by TMA: the wr plan's swizzled stages, whole 64-k boxes "
               "of at most 256 rows");
