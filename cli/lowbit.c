@@ -52,7 +52,7 @@ static const char usage[] =
   "bucket on the GPU\n"
   "               and keeps the fastest in this device's tuning table; "
   "default m =\n"
-  "               1,4,8,16,32,64,128,256,1024,4096)\n"
+  "               1,4,8,16,32,64,128,256,384,1024,4096)\n"
   "  lowbit cache list|clear|path\n"
   "  lowbit --version\n"
   "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
@@ -543,7 +543,8 @@ static int cmd_bench(const args *a, int single) {
 /* lowbit tune RECIPE: arguments checked here, before the GPU is opened;
 ** one run a shape (--n/--k, or --shapes). */
 static int cmd_tune(const args *a) {
-  static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 1024, 4096};
+  static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 384, 1024,
+                             4096};   /* the GEMV and every GEMM bucket */
   lb_tune_opts o;
   lb_bench_opts shapes;
   lb_recipe *r;
