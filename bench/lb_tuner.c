@@ -44,7 +44,6 @@ typedef struct tuner {
   lb_timer t;
   int arch, sms, failed;
   int made;             /* c holds data */
-  int whole;            /* the bucket's plans timed with tl=0 (below) */
 } tuner;
 
 /* -1: the GEMV (1..8 rows); -2: the GEMV's two fragments (9..16 rows,
@@ -169,15 +168,16 @@ done:
   return ok;
 }
 
-/* Sets plan on the bucket and times each of its Ms (us[i] for t->rw[i]
-** in the bucket); 0 when the plan failed (a FAIL is printed for a wrong
-** result: lowbit's bug, not the plan's). */
-static int measure(tuner *t, int b, const char *plan, double *us) {
+/* Sets plan on the bucket (with tl=0 where whole: tune_bucket) and times
+** each of its Ms (us[i] for t->rw[i] in the bucket); 0 when the plan
+** failed (a FAIL is printed for a wrong result: lowbit's bug, not the
+** plan's). */
+static int measure(tuner *t, int b, int whole, const char *plan, double *us) {
   char own[LB_PLAN_LEN];
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
-  if (t->whole && b >= 0 &&
+  if (whole && b >= 0 &&
       snprintf(own, sizeof own, "%s,tl=0", plan) < (int)sizeof own)
     plan = own;
   if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
@@ -229,7 +229,7 @@ static void tune_bucket(tuner *t, int b) {
   char (*cand)[LB_PLAN_LEN] = malloc(MAXC * LB_PLAN_LEN);
   double rules[LB_BENCH_MAX] = {0}, best_s = 1, a[LB_BENCH_MAX],
          z[LB_BENCH_MAX];
-  int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules;
+  int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules, whole = 0;
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
@@ -240,14 +240,13 @@ static void tune_bucket(tuner *t, int b) {
   /* An M whose last rows run apart (lb_op_tail) would time other
   ** buckets' kernels too: the bucket's plans are timed on its own kernel
   ** (tl=0), and the table keeps them without it. */
-  t->whole = 0;
   for (i = 0; i < t->o->nm; i++) {
     int tail = 0;
     if (b >= 0 && bucket_of(t->r, t->rw[i].m) == b &&
         lb_op_tail(t->op, t->rw[i].m, &tail) == LB_OK && tail > 0) {
       printf("  m = %d runs its last %d rows apart; timed here in one launch "
              "(tl=0)\n", t->rw[i].m, tail);
-      t->whole = 1;
+      whole = 1;
     }
   }
   fflush(stdout);
@@ -267,7 +266,7 @@ static void tune_bucket(tuner *t, int b) {
       double s;
       for (q = 0; q < ntried; q++) seen |= strcmp(tried[q], cand[i]) == 0;
       if (seen) continue;
-      if (!measure(t, b, cand[i], times[ntried])) {
+      if (!measure(t, b, whole, cand[i], times[ntried])) {
         if (ntried == 0) {   /* the rules' own plan */
           printf("FAIL: the rules' plan %s: %s\n", cand[i], lb_errmsg());
           t->failed = 1;
@@ -298,8 +297,8 @@ static void tune_bucket(tuner *t, int b) {
     double ra[RETIME][LB_BENCH_MAX], za[RETIME][LB_BENCH_MAX];
     int rep, ok = 1;
     for (rep = 0; rep < RETIME && ok; rep++)
-      ok = measure(t, b, tried[0], ra[rep]) &&
-           measure(t, b, tried[best], za[rep]);
+      ok = measure(t, b, whole, tried[0], ra[rep]) &&
+           measure(t, b, whole, tried[best], za[rep]);
     if (!ok) {
       ok_rules = 0;
     } else {

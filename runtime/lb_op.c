@@ -842,6 +842,7 @@ typedef struct lb_part {
   int gemv;                /* the GEMV's (its last argument: early) */
   int early;               /* launched with PDL */
   float *ws;               /* the splits' sums (NULL: none) */
+  size_t need;             /* work space its splits need (split_need) */
   CUtensorMap xmap;        /* the GEMM's last argument (read where tm=1) */
 } lb_part;
 
@@ -863,7 +864,7 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     int sp, cl;
     /* first: a bucket without a plan (a bad LOWBIT_GEMM) fails here */
     if ((st = bucket_fn(op, b, &p->fn)) != LB_OK) return st;
-    split_need(op, bk, m, &sp, &cl);
+    p->need = split_need(op, bk, m, &sp, &cl);
     if (bk->cfg.tm && (st = x_map(op, &bk->cfg, m, x, &p->xmap)) != LB_OK)
       return st;
     if (cl) {   /* split K in clusters: no work space, no second kernel */
@@ -962,17 +963,20 @@ lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
     return lb_fail(LB_EARG, "lb_op_run: y and bias must be aligned to their "
                    "element size");
   lead = lead_rows(op, m);
-  if (ws != NULL && bytes < (need = run_need(op, m, lead)))
-    return lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
-                   "needs %zu (lb_op_workspace), or none", bytes, m, need);
   /* Launch in the caller's context when it is ours (the usual case with
   ** cudart or PyTorch); otherwise make ours current for the call. */
   if ((st = lb_ctx_enter(op->c, &s, "lb_op_run")) != LB_OK) return st;
-  /* both parts ready before either runs: a failure leaves y as it was */
+  /* both parts ready before either runs: a failure leaves y as it was;
+  ** the work space must hold the larger part's sums (run_need) */
+  memset(part, 0, sizeof part);
   st = part_of(op, lead, x, y, ws, &part[0]);
   if (st == LB_OK && lead < m)   /* the tail: rows lead.. on their own kernel */
     st = part_of(op, m - lead, (const char *)x + (size_t)lead * op->k * 2,
                  (char *)y + (size_t)lead * op->n * op->out_size, ws, &part[1]);
+  need = part[0].need > part[1].need ? part[0].need : part[1].need;
+  if (st == LB_OK && ws != NULL && bytes < need)
+    st = lb_fail(LB_EARG, "lb_op_run: a work space of %zu bytes; m = %d "
+                 "needs %zu (lb_op_workspace), or none", bytes, m, need);
   for (i = 0; st == LB_OK && i < (lead < m ? 2 : 1); i++)
     st = fire(op, &part[i], w, (CUstream)stream);
   lb_ctx_leave(&s);
