@@ -494,6 +494,34 @@ static void check_tail(void) {
     }
 }
 
+/* The kernels of 161..256 and 257..384 rows are those of 65..160 or of
+** 385+ (the same plan on every part, so the same code but for the rows
+** its comments name): what test_sweep leans on to compile only 128 and
+** 1024 rows past 64. */
+static void check_same_code(const lb_recipe *r, const char *name, int n,
+                            int k) {
+  lb_gemm_plans p[LB_GEMM_BUCKETS];
+  char t[3][LB_PLAN_LEN], u[3][LB_PLAN_LEN];
+  int b, i, e;
+  for (b = 3; b < LB_GEMM_BUCKETS; b++)
+    if (lb_plan_gemm(r, n, k, b, 132, NULL, NULL, &p[b]) != LB_OK) return;
+  for (b = 4; b <= 5; b++)
+    for (e = 3; e <= 6; e += 3) {
+      const lb_gemm_cfg *x[3] = {&p[b].wg, &p[b].hi, &p[b].lo};
+      const lb_gemm_cfg *y[3] = {&p[e].wg, &p[e].hi, &p[e].lo};
+      int same = 1;
+      for (i = 0; i < 3; i++) {
+        lb_gemm_plan_text(x[i], t[i], sizeof t[i]);
+        lb_gemm_plan_text(y[i], u[i], sizeof u[i]);
+        same &= !strcmp(t[i], u[i]) && x[i]->gridn == y[i]->gridn &&
+                x[i]->smem == y[i]->smem;
+      }
+      if (same) break;
+      CHECK(e == 3 || same, "%s n=%d k=%d: bucket %d's plans (sm_90 %s) are "
+            "neither 65..160's nor 385+'s", name, n, k, b, t[0]);
+    }
+}
+
 /* 257..384 rows on sm_90a: 128-row tiles where 256-row ones take a wave
 ** more (N = 14336: 224 blocks on 132 SMs against 336), the last rows
 ** still apart after 256 (the tail rule counts 256-row tiles); 256 rows at
@@ -676,6 +704,7 @@ int main(void) {
             check_gemm(r, rows[i].name, ns[a], k, bk);
         }
         check_describe(r, rows[i].name, ns[a], k);
+        check_same_code(r, rows[i].name, ns[a], k);
         /* the candidates, on a share of the shapes (every recipe meets
         ** each shape once in six) */
         if ((i + a + b) % 6 == 0)
