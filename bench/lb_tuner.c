@@ -220,10 +220,27 @@ static void print_times(const tuner *t, int b, const double *us) {
 
 /* ---- one bucket ------------------------------------------------------- */
 
+/* Bucket b's rows in words ("65..160", "385+"; -1: the GEMV), read off
+** lb_gemm_bucket itself rather than a table to keep beside it. */
+static void bucket_rows(int b, char *buf, size_t len) {
+  int m, lo = 0, hi = 0;
+  if (b < 0) {
+    snprintf(buf, len, "1..%d (the GEMV)", LB_MAX_M);
+    return;
+  }
+  for (m = LB_MAX_M + 1; m <= LB_MAX_ROWS; m++)
+    if (lb_gemm_bucket(m) == b) {
+      if (lo == 0) lo = m;
+      hi = m;
+    }
+  if (hi == LB_MAX_ROWS)
+    snprintf(buf, len, "%d+", lo);
+  else
+    snprintf(buf, len, "%d..%d", lo, hi);
+}
+
 static void tune_bucket(tuner *t, int b) {
-  static const char *const name[1 + LB_GEMM_BUCKETS] = {
-      "1..8 (the GEMV)", "9..16", "17..32", "33..64", "65..160", "161..256",
-      "257..384", "385+"};
+  char name[32];
   static char tried[MAXTRIED][LB_PLAN_LEN];
   static double times[MAXTRIED][LB_BENCH_MAX];
   char (*cand)[LB_PLAN_LEN] = malloc(MAXC * LB_PLAN_LEN);
@@ -233,7 +250,8 @@ static void tune_bucket(tuner *t, int b) {
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
-  printf("bucket %s (m =", name[b + 1]);
+  bucket_rows(b, name, sizeof name);
+  printf("bucket %s (m =", name);
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
   printf("):\n");

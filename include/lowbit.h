@@ -113,7 +113,7 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
 ** to 8 (lb_generate's source), else the GEMM of m's bucket (rows 9..16,
-** 17..32, 33..64, 65..256, 257 and more).  m = 1..LB_MAX_ROWS. */
+** 17..32, 33..64, 65..160, 161..256, 257..384, 385 and more).  m = 1..LB_MAX_ROWS. */
 #define LB_MAX_ROWS (1 << 20)
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);
@@ -257,7 +257,7 @@ typedef struct lb_weights {
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
 ** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV (up to 16 for
 ** 3- and 4-bit codes: its two-fragment kernel, made with the op), more the
-** GEMM of m's bucket (9..16, 17..32, 33..64, 65..256, 257+), with the same
+** GEMM of m's bucket (9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385+), with the same
 ** packed weights.  Where m ends a few rows past a whole number of the
 ** bucket's tiles (at most a quarter tile), those rows run as a second
 ** launch on the kernel of their own count (lb_op_tail).  stream is a

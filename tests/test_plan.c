@@ -175,20 +175,19 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
   /* the rules' tiles: 256 rows from 161 where sm_90a's plan takes x by TMA
   ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's;
-  ** at 257..384 rows 128 where that takes fewer waves (tile_by_waves),
-  ** the tail rule then counting 256-row tiles */
-  CHECK(p.wg.tq == (bucket == 5 && p.wg.bm == 128 && p.wg.tm &&
-                            32 % lay.bits == 0
-                        ? 256
-                        : p.wg.bm) &&
-            p.hi.tq == p.hi.bm && p.lo.tq == p.lo.bm,
-        "%s n=%d k=%d b%d: tail quantum %d, tile %d", name, n, k, bucket,
-        p.wg.tq, p.wg.bm);
-  CHECK(p.wg.bm == (bucket >= 4 && p.wg.tm && 32 % lay.bits == 0
-                        ? (p.wg.tq != p.wg.bm && bucket == 5 ? 128 : 256)
-                        : 16 << (bucket < 3 ? bucket : 3)),
-        "%s n=%d k=%d b%d: the rules' tile height %d", name, n, k, bucket,
-        p.wg.bm);
+  ** at 257..384 rows 128 where that takes fewer waves (tile_by_waves,
+  ** which check_waves checks), the tail rule then counting 256-row tiles */
+  {
+    const int big = bucket >= 4 && p.wg.tm && 32 % lay.bits == 0;
+    const int waves = big && bucket == 5 && p.wg.bm == 128;
+    CHECK(p.wg.bm == (big && !waves ? 256 : 16 << (bucket < 3 ? bucket : 3)),
+          "%s n=%d k=%d b%d: the rules' tile height %d", name, n, k, bucket,
+          p.wg.bm);
+    CHECK(p.wg.tq == (waves ? 256 : p.wg.bm) && p.hi.tq == p.hi.bm &&
+              p.lo.tq == p.lo.bm,
+          "%s n=%d k=%d b%d: tail quantum %d, tile %d", name, n, k, bucket,
+          p.wg.tq, p.wg.bm);
+  }
   CHECK(!p.hi.wr && !p.lo.wr, "%s n=%d k=%d b%d: words in registers off "
         "sm_90", name, n, k, bucket);
   /* sm_90's plan by the rules is mma.sync's (the other 160 KB parts');
@@ -498,28 +497,31 @@ static void check_tail(void) {
 ** 385+ (the same plan on every part, so the same code but for the rows
 ** its comments name): what test_sweep leans on to compile only 128 and
 ** 1024 rows past 64. */
+static int same_part(const lb_gemm_cfg *x, const lb_gemm_cfg *y) {
+  char t[LB_PLAN_LEN], u[LB_PLAN_LEN];
+  lb_gemm_plan_text(x, t, sizeof t);
+  lb_gemm_plan_text(y, u, sizeof u);
+  return !strcmp(t, u) && x->gridn == y->gridn && x->smem == y->smem;
+}
+
+static int same_plans(const lb_gemm_plans *a, const lb_gemm_plans *b) {
+  return same_part(&a->wg, &b->wg) && same_part(&a->hi, &b->hi) &&
+         same_part(&a->lo, &b->lo);
+}
+
 static void check_same_code(const lb_recipe *r, const char *name, int n,
                             int k) {
   lb_gemm_plans p[LB_GEMM_BUCKETS];
-  char t[3][LB_PLAN_LEN], u[3][LB_PLAN_LEN];
-  int b, i, e;
+  char t[LB_PLAN_LEN];
+  int b;
   for (b = 3; b < LB_GEMM_BUCKETS; b++)
     if (lb_plan_gemm(r, n, k, b, 132, NULL, NULL, &p[b]) != LB_OK) return;
-  for (b = 4; b <= 5; b++)
-    for (e = 3; e <= 6; e += 3) {
-      const lb_gemm_cfg *x[3] = {&p[b].wg, &p[b].hi, &p[b].lo};
-      const lb_gemm_cfg *y[3] = {&p[e].wg, &p[e].hi, &p[e].lo};
-      int same = 1;
-      for (i = 0; i < 3; i++) {
-        lb_gemm_plan_text(x[i], t[i], sizeof t[i]);
-        lb_gemm_plan_text(y[i], u[i], sizeof u[i]);
-        same &= !strcmp(t[i], u[i]) && x[i]->gridn == y[i]->gridn &&
-                x[i]->smem == y[i]->smem;
-      }
-      if (same) break;
-      CHECK(e == 3 || same, "%s n=%d k=%d: bucket %d's plans (sm_90 %s) are "
-            "neither 65..160's nor 385+'s", name, n, k, b, t[0]);
-    }
+  for (b = 4; b <= 5; b++) {
+    lb_gemm_plan_text(&p[b].wg, t, sizeof t);
+    CHECK(same_plans(&p[b], &p[3]) || same_plans(&p[b], &p[6]),
+          "%s n=%d k=%d: bucket %d's plans (sm_90 %s) are neither 65..160's "
+          "nor 385+'s", name, n, k, b, t);
+  }
 }
 
 /* 257..384 rows on sm_90a: 128-row tiles where 256-row ones take a wave

@@ -135,7 +135,7 @@ lap "tests (side by side)"
 # 2 ways, in a cluster on sm_90), the GEMV's two fragments (M = 13, 4-bit, a
 # partial block), 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
 # with the activations by TMA, by the rule), M = 300 in two launches
-# (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own)
+# (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own),
 # M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes) and
 # M = 352 at N = 14336 (257..384 on 128-row tiles there).
 san_rc=0
