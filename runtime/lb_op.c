@@ -34,6 +34,7 @@ struct lb_ctx {
   CUdevice dev;
   CUcontext ctx;
   int arch, sms;
+  int smsm, smres, smopt; /* shared memory: an SM's, a block's reserve, most */
   char devkey[192];       /* lb_ctx_devkey */
   pthread_mutex_t lock;   /* guards mods */
   lb_mod *mods;
@@ -60,6 +61,7 @@ typedef struct lb_gv {
   lb_gemv_cfg cfg;
   unsigned blocks;        /* grid: channel blocks times the cluster width */
   int threads, smem;      /* the block this part runs (lb_gemv_block) */
+  int spread;             /* shared memory of an early launch (0: smem) */
   lb_compile_info info;
   lb_plan_from from;      /* where its knobs came from */
 } lb_gv;
@@ -148,6 +150,16 @@ lb_status lb_ctx_create(int device, lb_ctx **out) {
     free(c);
     return lb_cufail(rc, "lb_ctx_create", "cuDeviceGetAttribute");
   }
+  if (cu->DeviceGetAttribute(&c->smsm,
+          CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, c->dev) !=
+          CUDA_SUCCESS ||
+      cu->DeviceGetAttribute(&c->smres,
+          CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, c->dev) !=
+          CUDA_SUCCESS ||
+      cu->DeviceGetAttribute(&c->smopt,
+          CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, c->dev) !=
+          CUDA_SUCCESS)
+    c->smsm = c->smres = c->smopt = 0;
   if ((rc = cu->DevicePrimaryCtxRetain(&c->ctx, c->dev)) != CUDA_SUCCESS) {
     free(c);
     return lb_cufail(rc, "lb_ctx_create", "cuDevicePrimaryCtxRetain");
@@ -307,6 +319,37 @@ static lb_status cluster_grid(const lb_ctx *c, CUfunction fn,
   return LB_OK;
 }
 
+/* Shared memory for a GEMV launched early (lb_op_overlap): enough that no
+** more of its blocks share an SM than an even spread would put there
+** (0: the plan's own is enough, or the part cannot give more).  A plain
+** launch finds every SM free and deals its blocks out evenly; an early one
+** places them as the kernel before frees SMs, as many to an SM as fit, so
+** the SMs freed first took all of a short grid and the rest none.  H100,
+** bench/model.py, a Llama-3-8B step's linear layers with the overlap, µs
+** at M = 1 / 8: a16w2_g64 1437 / 1740 -> 1205 / 1487 (blocks of 4 warps,
+** up to four an SM), a16w1_g64 1337 / 1365 -> 1174 / 1364, a16w8_channel
+** 3099 / 2703 -> 2703 / 2700; a16w4_g128 1507 / 1709 -> 1504 / 1695 (its
+** registers allow two blocks an SM already).  fn and fn_xs may take that
+** much (fn_xs at least xs, its own most). */
+static int spread_of(const lb_ctx *c, CUfunction fn, CUfunction fn_xs,
+                     unsigned blocks, int smem, int xs) {
+  const int even = (int)((blocks + (unsigned)c->sms - 1) / (unsigned)c->sms);
+  int per;
+  if (c->arch < 90 || c->smsm <= 0) return 0;   /* (no overlap before sm_90) */
+  /* even + 1 blocks, each with the block's reservation, overflow the SM */
+  per = (c->smsm / (even + 1) - c->smres + 16 + 15) / 16 * 16;
+  if (per <= smem || per > c->smopt) return 0;
+  if (c->cu->FuncSetAttribute(
+          fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, per) !=
+          CUDA_SUCCESS ||
+      (fn_xs != NULL &&
+       c->cu->FuncSetAttribute(
+           fn_xs, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+           per > xs ? per : xs) != CUDA_SUCCESS))
+    return 0;
+  return per;
+}
+
 /* Where a plan came from, in words, for messages and the source. */
 static void plan_said(lb_plan_from from, const char *env, const char *table,
                       char *said, size_t len) {
@@ -332,7 +375,7 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
   lb_mod *mod = NULL;
   CUfunction fn = NULL, fn_xs = NULL;
   unsigned blocks = 0;
-  int threads, smem;
+  int threads, smem, spread = 0;
   char said[192], *src = NULL;
   lb_scope s;
   lb_status st;
@@ -372,10 +415,12 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
     }
   }
   if (st == LB_OK) st = cluster_grid(c, fn, &cfg, &blocks, where);
+  if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks, smem,
+                                      smem + cfg.xs_m * cfg.xrowb);
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
-  op->gv[v] = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, info,
+  op->gv[v] = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, spread, info,
                       plan ? from : LB_PLAN_RULES};
   return LB_OK;
 }
@@ -887,6 +932,8 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     p->gy = 1;
     p->threads = (unsigned)gv->threads;
     p->smem = (unsigned)(gv->smem + (p->fn == gv->fn_xs ? m * cfg->xrowb : 0));
+    if (p->early && (unsigned)gv->spread > p->smem)
+      p->smem = (unsigned)gv->spread;   /* (spread_of) */
   }
   return LB_OK;
 }
