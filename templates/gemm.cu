@@ -932,7 +932,10 @@ __device__ __forceinline__ void lb_gemm_sum_body(const float *__restrict__ ws,
                                                  int splits) {
   constexpr int V = LB_N % 4 == 0 ? 4 : 1;
   struct __align__(4 * V) lb_fv { float v[V]; };
-  lb_let_next();
+  // No lb_let_next, as the GEMM: the kernel after a sum is most often the
+  // next layer's GEMM, whose early blocks took SMs from this one
+  // (bench/model.py, a16w4_g128 at M = 32 with the overlap: 3153 -> 3061
+  // us a step, against 3000 without it).
   lb_wait_prior();   // ws is the GEMM's, just before
   const long long total = (long long)m * LB_N;
   for (long long e = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * V; e < total;
