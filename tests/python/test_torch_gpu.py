@@ -205,7 +205,9 @@ def test_overlap():
     """overlap_ (programmatic dependent launch): three layers chained, each
     reading the one before's output, give the same bits with it as without,
     eagerly and replayed in a CUDA graph; the GEMV (1, 8 rows) and the GEMM
-    with split-K (40 rows)."""
+    with split-K (40 rows); and narrow layers (4096 -> 128 -> 4096 -> 128),
+    whose GEMV splits K over clusters of 8 blocks, launched early with the
+    shared memory of an even spread (runtime/lb_op.c, spread_of)."""
     if torch.cuda.get_device_capability() < (9, 0):
         with pytest.raises(lowbit.LowbitError):
             lowbit.overlap_(lowbit.Linear("a16w4_g128", K, N, device="cuda"))
@@ -214,27 +216,33 @@ def test_overlap():
     model = lowbit.quantize_(torch.nn.Sequential(
         torch.nn.Linear(K, K, bias=False), torch.nn.Linear(K, K, bias=False),
         torch.nn.Linear(K, N, bias=False)), "a16w4_g128").cuda()
+    narrow = lowbit.quantize_(torch.nn.Sequential(
+        torch.nn.Linear(4096, 128, bias=False),
+        torch.nn.Linear(128, 4096, bias=False),
+        torch.nn.Linear(4096, 128, bias=False)), "a16w4_g128").cuda()
     torch.cuda.synchronize()
     try:
-        for m in (1, 8, 40):
-            x = torch.randn(m, K, device="cuda", dtype=torch.float16)
-            lowbit.overlap_(model, False)
-            want = model(x)
-            lowbit.overlap_(model)
-            assert torch.equal(model(x), want)
+        for net, k, m in [(model, K, 1), (model, K, 8), (model, K, 40),
+                          (narrow, 4096, 1), (narrow, 4096, 8)]:
+            x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+            lowbit.overlap_(net, False)
+            want = net(x)
+            lowbit.overlap_(net)
+            assert torch.equal(net(x), want)
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph):
-                y = model(x)
+                y = net(x)
             for seed in range(3):
                 torch.manual_seed(seed)
-                x.copy_(torch.randn(m, K, device="cuda", dtype=torch.float16))
-                lowbit.overlap_(model, False)
-                want = model(x)
+                x.copy_(torch.randn(m, k, device="cuda", dtype=torch.float16))
+                lowbit.overlap_(net, False)
+                want = net(x)
                 graph.replay()
                 torch.cuda.synchronize()
-                assert torch.equal(y, want), f"m={m}: graph replay differs"
+                assert torch.equal(y, want), f"k={k} m={m}: graph replay differs"
     finally:
         lowbit.overlap_(model, False)
+        lowbit.overlap_(narrow, False)
 
 
 # ---- checkpoints converted on the GPU ------------------------------------------
