@@ -52,6 +52,15 @@ __device__ __forceinline__ void lb_wait_prior() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
+// p, for loads after lb_wait_prior of what the kernel before wrote: the
+// compiler cannot know its value before the wait, so no load through it is
+// moved above the wait (the GEMV loads x by an asm without volatile, which
+// the compiler may move past the wait's asm).
+template <class T>
+__device__ __forceinline__ const T *lb_after_prior(const T *p) {
+  asm volatile("" : "+l"(p));
+  return p;
+}
 __device__ __forceinline__ void lb_let_next() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

@@ -937,6 +937,7 @@ __device__ __forceinline__ void lb_gemm_sum_body(const float *__restrict__ ws,
   // (bench/model.py, a16w4_g128 at M = 32 with the overlap: 3153 -> 3061
   // us a step, against 3000 without it).
   lb_wait_prior();   // ws is the GEMM's, just before
+  ws = lb_after_prior(ws);
   const long long total = (long long)m * LB_N;
   for (long long e = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * V; e < total;
        e += (long long)gridDim.x * blockDim.x * V) {

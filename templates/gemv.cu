@@ -527,6 +527,7 @@ __device__ __forceinline__ void lb_gemv(
   // tiles too cost 0.5 us at M = 1).
   if (early) {
     lb_wait_prior();
+    xt = lb_after_prior(xt);   // (every load of x is through xt)
     for (int st = 0; st < STAGES && first + st * STEP < tiles; st++)
       if (grp == 0) lb_pf_x<XS>(x, m, first + st * STEP, lane);
     if (XS) {
