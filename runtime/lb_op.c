@@ -930,9 +930,10 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     /* Not a GEMV in clusters: launched early, its results were wrong on
     ** the first replay of a CUDA graph (H100: 4096 -> 4096 -> 128 at M = 8
     ** and 4096 -> 128 -> 4096 -> 128 at M = 1, the 128-channel layers in
-    ** clusters of 8; why is not known); launched plain, after an early
-    ** kernel, they are right (test_torch_gpu.py's test_overlap).  The
-    ** kernel after it may still start early. */
+    ** clusters of 8: x read by the read-only path, which need not see what
+    ** the kernel before writes; docs/architecture.md); launched plain,
+    ** after an early kernel, they are right (test_torch_gpu.py's
+    ** test_overlap).  The kernel after it may still start early. */
     p->early = op->overlap && cfg->cluster == 1;
     p->gx = gv->blocks;
     p->gy = 1;
