@@ -223,17 +223,13 @@ static void print_times(const tuner *t, int b, const double *us) {
 /* Bucket b's rows in words ("65..160", "385+"; -1: the GEMV), read off
 ** lb_gemm_bucket itself rather than a table to keep beside it. */
 static void bucket_rows(int b, char *buf, size_t len) {
-  int m, lo = 0, hi = 0;
+  int lo, hi;
   if (b < 0) {
     snprintf(buf, len, "1..%d (the GEMV)", LB_MAX_M);
     return;
   }
-  for (m = LB_MAX_M + 1; m <= LB_MAX_ROWS; m++)
-    if (lb_gemm_bucket(m) == b) {
-      if (lo == 0) lo = m;
-      hi = m;
-    }
-  if (hi == LB_MAX_ROWS)
+  lb_gemm_span(b, &lo, &hi);
+  if (hi == 0)
     snprintf(buf, len, "%d+", lo);
   else
     snprintf(buf, len, "%d..%d", lo, hi);

@@ -13,13 +13,37 @@
 #include "lb_err.h"
 #include "lb_format.h"
 #include "lb_gemm.h"
+#include "lb_gen.h"
 #include "lb_hash.h"
 #include "lb_knob.h"
 #include "lb_prelude.h"
 
+/* The GEMM buckets, one table: each one's last row count (the last has
+** none) and the M its source's "Regenerate with" line names.  The CLI's
+** usage text and lowbit.h list them too. */
+static const struct { int top, m; } tops[LB_GEMM_BUCKETS] = {
+    {16, 16}, {32, 32}, {64, 64}, {160, 128}, {256, 256}, {384, 384},
+    {0, 1024}};
+
 int lb_gemm_bucket(int m) {
-  return m <= 16 ? 0 : m <= 32 ? 1 : m <= 64 ? 2 : m <= 160 ? 3
-       : m <= 256 ? 4 : m <= 384 ? 5 : 6;
+  int b = 0;
+  while (b < LB_GEMM_BUCKETS - 1 && m > tops[b].top) b++;
+  return b;
+}
+
+void lb_gemm_span(int b, int *lo, int *hi) {
+  *lo = b > 0 ? tops[b - 1].top + 1 : LB_MAX_M + 1;
+  *hi = tops[b].top;
+}
+
+/* Bucket b's rows in words ("65..160", "385 and more"). */
+static void bucket_rows(int b, char *buf, size_t len) {
+  int lo, hi;
+  lb_gemm_span(b, &lo, &hi);
+  if (hi == 0)
+    snprintf(buf, len, "%d and more", lo);
+  else
+    snprintf(buf, len, "%d..%d", lo, hi);
 }
 
 /* Parts whose blocks may take 160 KB of shared memory (sm_80: 163 KB,
@@ -516,7 +540,7 @@ static void tile_by_waves(const lb_format *f, int n, int k, int sms,
   plan_wg(f, k, 5, &k128, &alt);
   finish(f, n, k, 5, hi_kb(&alt), &k128, &alt);
   if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
-  if (wave_cost(&alt, 384, sms) < wave_cost(c, 384, sms)) {
+  if (wave_cost(&alt, tops[5].top, sms) < wave_cost(c, tops[5].top, sms)) {
     *c = alt;
     c->tq = 256;
   }
@@ -714,14 +738,12 @@ static void emit_wgmma(lb_buf *b, const lb_format *f, int nf) {
 static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
                        const char *plan, const char *from, lb_buf *b,
                        lb_gemm_plans *p) {
-  static const char *const rows[LB_GEMM_BUCKETS] = {
-      "9..16", "17..32", "33..64", "65..160", "161..256", "257..384",
-      "385 and more"};
-  static const int m_of[LB_GEMM_BUCKETS] = {16, 32, 64, 128, 256, 384, 1024};
+  char rows[32];
   lb_format f;
   knobs kn;
   lb_status st;
   lb_buf_init(b);
+  bucket_rows(bucket, rows, sizeof rows);
   if (r == NULL)
     return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
   if ((st = prepare(r, n, k, bucket, sms, "lb_generate", plan, from, &f, &kn,
@@ -733,9 +755,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     "// Regenerate with: lowbit gen %s --n %d --k %d --m %d --sms %d%s\n"
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, lb_base_name(r->file), rows[bucket],
+    r->name, lb_base_name(r->file), rows,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k,
-    m_of[bucket], sms,
+    tops[bucket].m, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k);
   lb_plan_comment(b, plan, from);
   lb_emit_prelude(b, &f);
@@ -758,7 +780,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
     "sm_90a), then by\n// the part's shared memory (%d KB or %d KB a "
     "block).\n"
     "#if defined(__CUDA_ARCH__) && %s\n",
-    n, k, rows[bucket], sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, wg_arch);
+    n, k, rows, sms, LB_SMEM_HI_KB, LB_SMEM_LO_KB, wg_arch);
   emit_plan(b, &f, k, hi_kb(&p->wg), &p->wg);
   if (p->wg.wg) emit_wgmma(b, &f, p->wg.bm / 8);
   lb_buf_printf(b, "#elif defined(__CUDA_ARCH__) && (%s)\n", hi_archs);

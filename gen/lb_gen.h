@@ -47,6 +47,8 @@ typedef struct lb_gemv_cfg {
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
   int sr;       /* scales and zeros may travel in the ring (plan knob) */
   int sring;    /* they do: bytes per padded row of a tile's slots; 0: not */
+  int early;    /* not a knob: the source is for launches that may start
+                ** before the kernel writing x ends (lb_op_overlap) */
 } lb_gemv_cfg;
 
 /* The most rows the GEMV takes for recipe r: LB_MAX_M with one fragment
@@ -59,10 +61,12 @@ int lb_gemv_frags(const lb_recipe *r, int m);
 /* The GEMV's source for m rows (one fragment up to LB_MAX_M, else two),
 ** also giving the plan it was made for (cfg may be NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
 ** in words replacing planned values (NULL: none); from: where they came
-** from (LOWBIT_PLAN, the tuning table), for messages and the source. */
+** from (LOWBIT_PLAN, the tuning table), for messages and the source.
+** early: for launches with programmatic dependent launch (lb_op_overlap),
+** which read x by plain loads rather than the read-only path. */
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int m, int sms,
-                      const char *plan, const char *from, lb_gemv_cfg *cfg,
-                      char **src);
+                      const char *plan, const char *from, int early,
+                      lb_gemv_cfg *cfg, char **src);
 /* The block the kernel compiled for sm_<arch> runs: its threads and
 ** dynamic shared memory (lb_gemv_xs adds its rows of x). */
 void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem);

@@ -26,7 +26,7 @@ lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
   if (m <= lb_gemv_rows(r))
     return lb_gen_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
-                       NULL, src);
+                       0, NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
                      "LOWBIT_GEMM", NULL, src);
 }
@@ -37,7 +37,8 @@ lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
   if (m <= lb_gemv_rows(r))
-    return lb_gen_gemv(r, n, k, m, sms, plan, "lb_generate_plan", NULL, src);
+    return lb_gen_gemv(r, n, k, m, sms, plan, "lb_generate_plan", 0, NULL,
+                       src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
                      "lb_generate_plan", NULL, src);
 }

@@ -304,8 +304,11 @@ LB_API lb_status lb_op_tail(const lb_op *op, int m, int *rows);
 ** begins, since a kernel of it may read them while earlier ones still
 ** run (write or convert the weights, synchronize, then run: as in
 ** inference).  Off by default; LB_EUNSUP, op unchanged, before sm_90 or
-** with a driver without cuLaunchKernelEx.  Call it before the runs that
-** use it, not during them. */
+** with a driver without cuLaunchKernelEx.  Turning it on or off makes the
+** GEMV's kernels again (an early GEMV reads x by plain loads, not the
+** read-only path), compiled or found in the cache as lb_op_create's; if
+** that fails, the op is unchanged.  Call it before the runs that use it,
+** not during them, and not while another thread runs the op. */
 LB_API lb_status lb_op_overlap(lb_op *op, int on);
 /* Where the plan of a kernel came from: the planner's rules, this
 ** device's tuning table, the environment (LOWBIT_GEMM, LOWBIT_PLAN), or

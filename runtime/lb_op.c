@@ -363,11 +363,13 @@ static void plan_said(lb_plan_from from, const char *env, const char *table,
 
 /* The op's GEMV with v + 1 fragments from plan (from `from`:
 ** LB_PLAN_SET, or the table named `table`), else LOWBIT_PLAN's, else the
-** rules': generated, compiled, its kernels and grid found.  The op's GEMV
-** changes only when all of it worked. */
-static lb_status load_gemv(lb_op *op, int v, const char *plan,
-                           lb_plan_from from, const char *table,
-                           const char *where) {
+** rules': generated (for launches with PDL where `early`), compiled, its
+** kernels and grid found, into *out, which changes only when all of it
+** worked. */
+static lb_status make_gemv(const lb_op *op, int v, int early,
+                           const char *plan, lb_plan_from from,
+                           const char *table, const char *where,
+                           lb_gv *out) {
   lb_ctx *c = op->c;
   const char *env = getenv("LOWBIT_PLAN");
   lb_compile_info info;
@@ -386,7 +388,7 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
   plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_PLAN", table, said,
             sizeof said);
   if ((st = lb_gen_gemv(&op->rec, op->n, op->k, v ? op->rows : 1, c->sms,
-                        plan, said, &cfg, &src)) != LB_OK)
+                        plan, said, early, &cfg, &src)) != LB_OK)
     return st;
   memset(&info, 0, sizeof info);
   info.arch = c->arch;
@@ -420,9 +422,17 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
-  op->gv[v] = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, spread, info,
-                      plan ? from : LB_PLAN_RULES};
+  *out = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, spread, info,
+                 plan ? from : LB_PLAN_RULES};
   return LB_OK;
+}
+
+/* The op's GEMV v as make_gemv makes it, for the op's launches (early
+** where lb_op_overlap is on). */
+static lb_status load_gemv(lb_op *op, int v, const char *plan,
+                           lb_plan_from from, const char *table,
+                           const char *where) {
+  return make_gemv(op, v, op->overlap, plan, from, table, where, &op->gv[v]);
 }
 
 /* Bucket b's source and plan: plan from `from` (LB_PLAN_SET, or the
@@ -802,6 +812,9 @@ lb_status lb_op_tail(const lb_op *op, int m, int *rows) {
 }
 
 lb_status lb_op_overlap(lb_op *op, int on) {
+  lb_gv gv2[2];
+  lb_status st = LB_OK;
+  int v;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_overlap: op is NULL");
   if (on && op->c->arch < 90)
     return lb_fail(LB_EUNSUP, "lb_op_overlap: sm_%d has no programmatic "
@@ -809,8 +822,28 @@ lb_status lb_op_overlap(lb_op *op, int on) {
   if (on && op->cu->LaunchKernelEx == NULL)
     return lb_fail(LB_EUNSUP, "lb_op_overlap: the driver has no "
                    "cuLaunchKernelEx (CUDA 12 or newer)");
-  op->overlap = on != 0;
-  return LB_OK;
+  on = on != 0;
+  if (on == op->overlap) return LB_OK;
+  /* The GEMV's source differs for early launches (LB_EARLY: x by plain
+  ** loads): made again, with the plan it has, and swapped in only when
+  ** every fragment's compiled. */
+  pthread_mutex_lock(&op->lock);
+  for (v = 0; v < 1 + (op->rows > LB_MAX_M) && st == LB_OK; v++) {
+    const lb_gv *gv = &op->gv[v];
+    char plan[LB_PLAN_LEN];
+    lb_gemv_plan_text(&gv->cfg, plan, sizeof plan);
+    /* the rules' (or LOWBIT_PLAN's) are made again as they were made */
+    st = make_gemv(op, v, on,
+                   gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV
+                       ? NULL : plan,
+                   gv->from, NULL, "lb_op_overlap", &gv2[v]);
+  }
+  if (st == LB_OK) {
+    memcpy(op->gv, gv2, (size_t)v * sizeof gv2[0]);
+    op->overlap = on;
+  }
+  pthread_mutex_unlock(&op->lock);
+  return st;
 }
 
 /* One kernel on the stream; with pdl (the op's overlap), allowed to start
@@ -884,8 +917,8 @@ typedef struct lb_part {
   const void *x;
   void *y;
   int m;
-  int gemv;                /* the GEMV's (its last argument: early) */
-  int early;               /* launched with PDL */
+  int gemv;                /* the GEMV's (its argument `early` is pdl) */
+  int pdl;                 /* launched with PDL (lb_op_overlap) */
   float *ws;               /* the splits' sums (NULL: none) */
   size_t need;             /* work space its splits need (split_need) */
   CUtensorMap xmap;        /* the GEMM's last argument (read where tm=1) */
@@ -903,6 +936,7 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
   p->y = y;
   p->m = m;
   p->gz = p->cz = 1;
+  p->pdl = op->overlap;
   if ((gv = gemv_of(op, m)) == NULL) {
     const int b = lb_gemm_bucket(m);
     const lb_bucket *bk = &op->gemm[b];
@@ -927,19 +961,14 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     const lb_gemv_cfg *cfg = &gv->cfg;
     p->gemv = 1;
     p->fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
-    /* Not a GEMV in clusters: launched early, its results were wrong on
-    ** the first replay of a CUDA graph (H100: 4096 -> 4096 -> 128 at M = 8
-    ** and 4096 -> 128 -> 4096 -> 128 at M = 1, the 128-channel layers in
-    ** clusters of 8: x read by the read-only path, which need not see what
-    ** the kernel before writes; docs/architecture.md); launched plain,
-    ** after an early kernel, they are right (test_torch_gpu.py's
-    ** test_overlap).  The kernel after it may still start early. */
-    p->early = op->overlap && cfg->cluster == 1;
+    /* only a source made for it is launched early (lb_op_overlap makes
+    ** it: x by plain loads, LB_EARLY) */
+    p->pdl = op->overlap && cfg->early;
     p->gx = gv->blocks;
     p->gy = 1;
     p->threads = (unsigned)gv->threads;
     p->smem = (unsigned)(gv->smem + (p->fn == gv->fn_xs ? m * cfg->xrowb : 0));
-    if (p->early && (unsigned)gv->spread > p->smem)
+    if (p->pdl && (unsigned)gv->spread > p->smem)
       p->smem = (unsigned)gv->spread;   /* (spread_of) */
   }
   return LB_OK;
@@ -952,8 +981,8 @@ static lb_status fire(const lb_op *op, lb_part *p, const lb_weights *w,
   void *args[9] = {&p->x, (void *)&w->packed, (void *)&w->scales, &zeros,
                    &bias, &p->y, &p->m, NULL, &p->xmap};
   CUresult rc;
-  args[7] = p->gemv ? (void *)&p->early : (void *)&p->ws;
-  rc = launch(op, p->gemv ? p->early : op->overlap, p->fn, p->gx, p->gy,
+  args[7] = p->gemv ? (void *)&p->pdl : (void *)&p->ws;
+  rc = launch(op, p->pdl, p->fn, p->gx, p->gy,
               p->gz, p->cz, p->threads, p->smem,
               stream, args);
   if (rc == CUDA_SUCCESS && p->sum != NULL) {

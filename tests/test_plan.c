@@ -32,7 +32,7 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   lb_layout lay;
   char *src = NULL;
   int tiles, groups, red;
-  if (lb_gen_gemv(r, n, k, m, sms, plan, "test", &c, &src) != LB_OK) {
+  if (lb_gen_gemv(r, n, k, m, sms, plan, "test", 0, &c, &src) != LB_OK) {
     CHECK(0, "%s n=%d k=%d%s%s: %s", name, n, k, plan ? " plan " : "",
           plan ? plan : "", lb_errmsg());
     return;
@@ -460,6 +460,23 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
 ** at most a quarter tile, on every part's tile; none at or below one tile,
 ** on a whole number of tiles, or with tl=0, which the plan's text names
 ** (and the rules' does not). */
+/* The buckets cover 9..LB_MAX_ROWS in order, each span as lb_gemm_bucket
+** sorts rows (the tuner prints spans, the generator names them). */
+static void check_spans(void) {
+  int b, lo, hi, next = LB_MAX_M + 1;
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+    lb_gemm_span(b, &lo, &hi);
+    CHECK(lo == next && (hi == 0) == (b == LB_GEMM_BUCKETS - 1) &&
+              (hi == 0 || hi >= lo),
+          "bucket %d spans %d..%d after %d", b, lo, hi, next - 1);
+    CHECK(lb_gemm_bucket(lo) == b &&
+              lb_gemm_bucket(hi ? hi : LB_MAX_ROWS) == b &&
+              (lo == LB_MAX_M + 1 || lb_gemm_bucket(lo - 1) == b - 1),
+          "bucket %d: rows %d..%d sorted elsewhere", b, lo, hi);
+    next = hi + 1;
+  }
+}
+
 static void check_tail(void) {
   static const char *const text = W4;
   int b, pass;
@@ -717,6 +734,7 @@ int main(void) {
   check_knob_r();
   check_knob_bm();
   check_tail();
+  check_spans();
   check_waves();
   check_knob_tm();
   check_ring_scales();

@@ -143,6 +143,34 @@ static void one(const char *path) {
   }
   if (a) compile_archs(a, 1, NULL);
   {
+    /* The GEMVs lb_op_overlap makes (sm_90, launched early: x by plain
+    ** loads), wide and narrow (clusters): the plain source but for
+    ** LB_EARLY, compiled without warnings or spills. */
+    static const int sm90[] = {90};
+    static const int ns[] = {4096, 128};
+    size_t j;
+    for (j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+      char *e = NULL, *p = NULL;
+      CHECK(lb_gen_gemv(r, ns[j], 4096, 1, 132, NULL, "test", 1, NULL, &e) ==
+                    LB_OK &&
+                lb_gen_gemv(r, ns[j], 4096, 1, 132, NULL, "test", 0, NULL,
+                            &p) == LB_OK,
+            "gen early n=%d: %s", ns[j], lb_errmsg());
+      if (e && p) {
+        const char *pe = strstr(p, "constexpr bool LB_EARLY = false;");
+        CHECK(pe && strstr(e, "constexpr bool LB_EARLY = true;") &&
+                  strcmp(pe + 32, strstr(e, "LB_EARLY = true;") + 16) == 0,
+              "n=%d: the early GEMV differs from the plain one past "
+              "LB_EARLY", ns[j]);
+        compile_for(e, 1, LB_KERNEL, sm90, 1);
+        printf("  GEMV n=%d early (lb_op_overlap): sm_90 without warnings or "
+               "spills\n", ns[j]);
+      }
+      free(e);
+      free(p);
+    }
+  }
+  {
     /* Every GEMM bucket: deterministic, its own source, and compiled for
     ** each arch without warnings or spills (CI has no GPU: this is where
     ** every kernel a recipe can launch is compiled). */

@@ -119,7 +119,7 @@ static void plans_parse(const lb_recipe *r) {
                       "lb_op_set_plan", NULL, &op_src) == LB_OK &&
               with && op_src && strcmp(with, op_src) == 0,
           "the op's source for a plan set differs from lb_generate_plan's");
-    CHECK(lb_gen_gemv(r, N, K, 4, 132, "split=2", "lb_op_set_plan", NULL,
+    CHECK(lb_gen_gemv(r, N, K, 4, 132, "split=2", "lb_op_set_plan", 0, NULL,
                       &op_gemv) == LB_OK &&
               lb_generate_plan(r, N, K, 4, 132, "split=2", &gen_gemv) ==
                   LB_OK &&
@@ -519,7 +519,7 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
     CHECK(lb_plan_gemv(r3, 256, 1024, 1, 132, NULL, "test", &c) == LB_OK &&
               c.cluster == 1 && c.fold == 1,
           "3-bit, 1024 x 256: cluster %d, fold %d, not 1, 1", c.cluster, c.fold);
-    CHECK(lb_gen_gemv(r3, 16, 16384, 1, 132, NULL, "test", NULL, &src) == LB_OK &&
+    CHECK(lb_gen_gemv(r3, 16, 16384, 1, 132, NULL, "test", 0, NULL, &src) == LB_OK &&
               strstr(src, "LB_WARPS = 2, LB_SPLIT = 2, LB_CLUSTER = 8;") &&
               strstr(src, "LB_WARPS = 4, LB_SPLIT = 4, LB_CLUSTER = 1;"),
           "3-bit, 16384 x 16: the source's blocks (%s)", lb_errmsg());

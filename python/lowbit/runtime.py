@@ -80,7 +80,9 @@ class Op:
         The promise: its packed weights, scales and zeros are complete
         before the stream's run of overlapping kernels begins (write them,
         synchronize, then run).  The op is shared by every user of (recipe,
-        N, K) in the process.  LowbitError (LB_EUNSUP) before sm_90."""
+        N, K) in the process.  Switching makes the op's GEMV again (an early
+        one reads x by plain loads; compiled or from the cache).  LowbitError
+        (LB_EUNSUP) before sm_90."""
         check(_lib.lib.lb_op_overlap(self._h, 1 if on else 0))
 
     def workspace(self, m):
