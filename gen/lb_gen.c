@@ -311,11 +311,17 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** (18.7 / 18.2), 16384 x 2048 35.1 / 41.1 -> 24.5 / 28.0 (29.9 / 29.4),
   ** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
   ** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
-  ** 2048 (8192 x 2048: 20.7 / 19.0). */
+  ** 2048 (8192 x 2048: 20.7 / 19.0).  Where the channel blocks are at
+  ** most half the SMs, to about four blocks an SM: a16w7_g32 (`lowbit
+  ** bench --m 1,8 --iters 50`, rules against cluster=8 in one device
+  ** call, 2026-11-27) 16384 x 1024 18.3 / 19.1 -> 17.7 / 17.7 us (cuBLAS
+  ** 18.9 / 18.4); at N = 2048 (128 blocks) it cost 9 to 15% at M = 1
+  ** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3). */
   if (ring_takes(cfg, stage, sst)) {
     const int blocks = channel_blocks(cfg, groups);
+    const int most = (blocks * 2 <= sms ? 4 : 2) * sms;
     cfg->pf = 2;
-    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= 2 * sms &&
+    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= most &&
            tiles >= cfg->split * cfg->cluster * 2)
       cfg->cluster *= 2;
   }

@@ -61,7 +61,13 @@ tmax=$((limit - 120))
 # The correctness tests run side by side: their time is NVRTC's and the
 # float64 reference's, on the CPU (16 cores on the device machine), and
 # they share the kernel cache, whose entries are written atomically.
-(cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1 &
+# ctest here leaves out what runs apart below (gpu, and python: the torch
+# tests) and, unless LOWBIT_CTEST_ALL=1, the two compile sweeps (recipes,
+# sweep: NVRTC on the CPU, no device), which CI runs in full and which took
+# 163 and 279 s of this call's 600 (2026-11-27), leaving the benches no room.
+ctest_skip='^(gpu|python|recipes|sweep)$'
+[ "${LOWBIT_CTEST_ALL:-0}" = 1 ] && ctest_skip='^gpu$'
+(cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E "$ctest_skip") >"$out/ctest.log" 2>&1 &
 ctest_pid=$!
 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
 gpu_pid=$!
@@ -280,7 +286,7 @@ grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" "$out/gpu-wg.log"
 sed -n '/^recipe /,$p' "$out/bench.log" 2>/dev/null
 sed -n '/^recipe /,$p' "$out/bench-gemm.log" 2>/dev/null | tail -n +2
 echo
-printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)")"
+printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)"), $(grep -o '[0-9]* tests failed out of [0-9]*' "$out/ctest.log" | head -1); not run: $ctest_skip"
 printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
 printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
 printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
