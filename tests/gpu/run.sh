@@ -143,7 +143,9 @@ lap "tests (side by side)"
 # with the activations by TMA, by the rule), M = 300 in two launches
 # (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own),
 # M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes) and
-# M = 352 at N = 14336 (257..384 on 128-row tiles there).
+# M = 352 at N = 14336 (257..384 on 128-row tiles there).  Each case then
+# chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
+# source, or the GEMM launched early).
 san_rc=0
 if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -660,8 +660,10 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
 }
 
 /* One recipe at one shape, with and without bias, on the default and a
-** created stream: what compute-sanitizer runs (no cuBLAS in the process,
-** whose own kernels the sanitizer cannot follow). */
+** created stream, then three runs chained with lb_op_overlap at n = k = K
+** (sm_90: the early GEMV's own source, or the GEMM launched early): what
+** compute-sanitizer runs (no cuBLAS in the process, whose own kernels the
+** sanitizer cannot follow). */
 static int one_case(lb_ctx *ctx, char **argv, cudaStream_t stream) {
   lb_recipe *r = NULL;
   char *end;
@@ -685,6 +687,7 @@ static int one_case(lb_ctx *ctx, char **argv, cudaStream_t stream) {
     printf("%s m=%ld n=%ld k=%ld bias=%d: relative error %.2e\n", argv[2],
            v[0], v[1], v[2], r->bias && b, rel);
   }
+  overlap_case(ctx, r, (int)v[0], (int)v[2], 0x0e7a, stream);
   /* the GPU packer, under the sanitizer too */
   pack_case(ctx, r, (int)v[1], (int)v[2], 0xca5e, stream);
   lb_recipe_free(r);
