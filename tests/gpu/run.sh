@@ -11,7 +11,8 @@
 # GPU against the host), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-crossover.log (and
 # crossover/*.svg), bench-write.log, bench-narrow.log,
-# tune.log and the tuning table it wrote (tune-*.txt),
+# tune.log and the tuning table it wrote (tune-*.txt), bench-model.log (and
+# model/: model.json, model.svg),
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
@@ -46,8 +47,21 @@ lap() { echo "$1: $SECONDS s" >>"$out/times.txt"; SECONDS=0; }
 start=$(date +%s)
 limit=${LOWBIT_RUN_S:-560}
 skipped=""
+# Steps, in the order they run; LOWBIT_RUN_STEPS names those to run (default:
+# all).  Together they take longer than one device call (about 700 s on the
+# H100, 2026-11-27), so two calls split them, e.g. "tests sanitizer bench
+# bench-write python-overhead" and "convert-speed bench-gemm tune
+# bench-crossover bench-narrow bench-model"; with every step selected, those that no
+# longer fit are skipped, and the run fails.
+all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-model"
+steps=${LOWBIT_RUN_STEPS:-$all_steps}
+for s in $steps; do
+  case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
+done
+want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 room() {
   local need=$1 name=$2 used=$(($(date +%s) - start))
+  want "$name" || return 1
   if [ $((used + need)) -le "$limit" ]; then return 0; fi
   skipped="$skipped $name"
   echo "$name: skipped at $used s (needs about $need s; limit $limit s)" >>"$out/times.txt"
@@ -55,81 +69,87 @@ room() {
 }
 lap build
 
-# The tests may take this long (s) before they are stopped and fail, so
-# that the summary still comes back.
-tmax=$((limit - 120))
-# The correctness tests run side by side: their time is NVRTC's and the
-# float64 reference's, on the CPU (16 cores on the device machine), and
-# they share the kernel cache, whose entries are written atomically.
-# ctest here leaves out what runs apart below (gpu, and python: the torch
-# tests) and, unless LOWBIT_CTEST_ALL=1, the two compile sweeps (recipes,
-# sweep: NVRTC on the CPU, no device), which CI runs in full and which took
-# 163 and 279 s of this call's 600 (2026-11-27), leaving the benches no room.
-ctest_skip='^(gpu|python|recipes|sweep)$'
-[ "${LOWBIT_CTEST_ALL:-0}" = 1 ] && ctest_skip='^gpu$'
-(cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E "$ctest_skip") >"$out/ctest.log" 2>&1 &
-ctest_pid=$!
-timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
-gpu_pid=$!
-# The same with sm_90's wgmma plan with the words in registers and the
-# activations by TMA (LOWBIT_GEMM=wg=1,wr=1,tm=1; the rule's from 33 rows
-# for 4- and 8-bit codes only), where the device is an sm_90: every
-# recipe's GEMM buckets through it.
-wg_pid=
-if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ]; then
-  LOWBIT_GEMM=wg=1,wr=1,tm=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
-  wg_pid=$!
-else
-  echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
+# The steps LOWBIT_RUN_STEPS names (above) decide what runs; tests that
+# are not selected count as passed, and say so in the summary.
+ctest_rc=0 gpu_rc=0 py_rc=0
+sm90=0
+[ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ] && sm90=1
+if want tests; then
+
+  # The tests may take this long (s) before they are stopped and fail, so
+  # that the summary still comes back.
+  tmax=$((limit - 120))
+  # The correctness tests run side by side: their time is NVRTC's and the
+  # float64 reference's, on the CPU (16 cores on the device machine), and
+  # they share the kernel cache, whose entries are written atomically.
+  # ctest here leaves out what runs apart below (gpu, and python: the torch
+  # tests) and, unless LOWBIT_CTEST_ALL=1, the two compile sweeps (recipes,
+  # sweep: NVRTC on the CPU, no device), which CI runs in full and which took
+  # 163 and 279 s of this call's 600 (2026-11-27), leaving the benches no room.
+  ctest_skip='^(gpu|python|recipes|sweep)$'
+  [ "${LOWBIT_CTEST_ALL:-0}" = 1 ] && ctest_skip='^gpu$'
+  (cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E "$ctest_skip") >"$out/ctest.log" 2>&1 &
+  ctest_pid=$!
+  timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
+  gpu_pid=$!
+  # The same with sm_90's wgmma plan with the words in registers and the
+  # activations by TMA (LOWBIT_GEMM=wg=1,wr=1,tm=1; the rule's from 33 rows
+  # for 4- and 8-bit codes only), where the device is an sm_90: every
+  # recipe's GEMM buckets through it.
+  wg_pid=
+  if [ $sm90 = 1 ]; then
+    LOWBIT_GEMM=wg=1,wr=1,tm=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
+    wg_pid=$!
+  else
+    echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
+  fi
+  # The pairwise recipe sweep (every pair of recipe-language values), in
+  # shares.
+  shares=4
+  sweep_pids=()
+  for ((p = 0; p < shares; p++)); do
+    timeout $tmax "$build/tests/test_gpu" --sweep $p/$shares >"$out/gpu-sweep.$p.log" 2>&1 &
+    sweep_pids+=($!)
+  done
+  # Stress recipes, one warp over all of K (the fold's precision).
+  LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
+    >"$out/gpu-stress.log" 2>&1 &
+  stress_pid=$!
+  # python3 on the in-tree package and liblowbit.so, stopped after $1 s;
+  # $2: more PYTHONPATH entries (":DIR" or "").  The tests and the Python
+  # benches below run through it.
+  intree_py() {
+    local t=$1 extra=$2
+    shift 2
+    LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+    PYTHONPATH="$root/python$extra" timeout "$t" python3 "$@"
+  }
+  # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
+  # work space from PyTorch's allocator) on the in-tree liblowbit.so.
+  if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
+    intree_py $tmax ":$root/tests/python" -m pytest -q -p no:cacheprovider \
+      "$root/tests/python/test_torch_gpu.py" "$root/tests/python/test_torch.py" \
+      >"$out/python.log" 2>&1 || py_rc=1
+  else
+    echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
+  fi
+  wait $ctest_pid
+  ctest_rc=$?
+  wait $gpu_pid || gpu_rc=1
+  for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
+  wait $stress_pid || gpu_rc=1
+  [ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
+  for ((p = 0; p < shares; p++)); do
+    cat "$out/gpu-sweep.$p.log"
+    rm -f "$out/gpu-sweep.$p.log"
+  done >"$out/gpu-sweep.log"
+  total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
+    END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
+    "$out/gpu-sweep.log")
+  echo "$total" >>"$out/gpu-sweep.log"
+  lap "tests (side by side)"
 fi
-# The pairwise recipe sweep (every pair of recipe-language values), in
-# shares.
-shares=4
-sweep_pids=()
-for ((p = 0; p < shares; p++)); do
-  timeout $tmax "$build/tests/test_gpu" --sweep $p/$shares >"$out/gpu-sweep.$p.log" 2>&1 &
-  sweep_pids+=($!)
-done
-# Stress recipes, one warp over all of K (the fold's precision).
-LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
-  >"$out/gpu-stress.log" 2>&1 &
-stress_pid=$!
-# python3 on the in-tree package and liblowbit.so, stopped after $1 s;
-# $2: more PYTHONPATH entries (":DIR" or "").  The tests and the Python
-# benches below run through it.
-intree_py() {
-  local t=$1 extra=$2
-  shift 2
-  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-  PYTHONPATH="$root/python$extra" timeout "$t" python3 "$@"
-}
-# The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
-# work space from PyTorch's allocator) on the in-tree liblowbit.so.
-py_rc=0
-if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
-  intree_py $tmax ":$root/tests/python" -m pytest -q -p no:cacheprovider \
-    "$root/tests/python/test_torch_gpu.py" "$root/tests/python/test_torch.py" \
-    >"$out/python.log" 2>&1 || py_rc=1
-else
-  echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
-fi
-wait $ctest_pid
-ctest_rc=$?
-gpu_rc=0
-wait $gpu_pid || gpu_rc=1
-for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
-wait $stress_pid || gpu_rc=1
-[ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
-for ((p = 0; p < shares; p++)); do
-  cat "$out/gpu-sweep.$p.log"
-  rm -f "$out/gpu-sweep.$p.log"
-done >"$out/gpu-sweep.log"
-total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
-  END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
-  "$out/gpu-sweep.log")
-echo "$total" >>"$out/gpu-sweep.log"
-lap "tests (side by side)"
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
 # no cuBLAS in the process (its Hopper kernels make racecheck fail with a
 # hardware exception, and their TMA stores read as uninitialised to
@@ -147,7 +167,9 @@ lap "tests (side by side)"
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
-if room 60 sanitizer; then
+if ! want sanitizer; then
+  :
+elif room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   tools=(memcheck racecheck synccheck initcheck)
   cases=("$root/bench/recipes/a16w7_g32.lua 8 48 8192"
@@ -166,7 +188,7 @@ if room 60 sanitizer; then
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
   # and by cp.async, and the words through shared memory
-  if [ -n "$wg_pid" ]; then
+  if [ $sm90 = 1 ]; then
     cases+=("wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 1000 4096"
             "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 1000 4096"
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 1000 4096")
@@ -212,11 +234,11 @@ else
   san_rc=1
 fi
 # A bench script of bench/ on the in-tree liblowbit.so, where torch is:
-# pybench NAME NEED_S TIMEOUT_S SCRIPT (its log: NAME.log).
+# pybench NAME NEED_S TIMEOUT_S SCRIPT [ARG...] (its log: NAME.log).
 pybench() {
   if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
     room "$2" "$1"; then
-    intree_py "$3" "" "$root/bench/$4" >"$out/$1.log" 2>&1 || py_rc=1
+    intree_py "$3" "" "$root/bench/$4" "${@:5}" >"$out/$1.log" 2>&1 || py_rc=1
     lap "$1"
   fi
 }
@@ -224,7 +246,8 @@ pybench() {
 # what follows adds to it, and is what a run out of time skips (each
 # skipped step is named, and fails the run).
 bench_rc=0
-tune_rc=-1   # (not run)
+tune_rc=-1   # (not run; -2: not selected)
+want tune || tune_rc=-2
 if room 65 bench; then
   # shellcheck disable=SC2086
   "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1 ||
@@ -283,26 +306,36 @@ if room 120 "bench-narrow"; then
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
 fi
+# The whole-model step (bench/model.py: a Llama-3-8B decode step's linear
+# layers in a CUDA graph, lowbit plain and overlapped, cuBLAS, tinygemm).
+pybench bench-model 100 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
 
-grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" "$out/gpu-wg.log" | head -40
+grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" "$out/gpu-wg.log" 2>/dev/null | head -40
 sed -n '/^recipe /,$p' "$out/bench.log" 2>/dev/null
 sed -n '/^recipe /,$p' "$out/bench-gemm.log" 2>/dev/null | tail -n +2
 echo
-printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)"), $(grep -o '[0-9]* tests failed out of [0-9]*' "$out/ctest.log" | head -1); not run: $ctest_skip"
-printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
-printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
-printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
-printf "%-22s %s\n" "GPU tests, wgmma" "$(tail -1 "$out/gpu-wg.log")"
-printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
+if want tests; then
+  printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)"), $(grep -o '[0-9]* tests failed out of [0-9]*' "$out/ctest.log" | head -1); not run: $ctest_skip"
+  printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
+  printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
+  printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
+  printf "%-22s %s\n" "GPU tests, wgmma" "$(tail -1 "$out/gpu-wg.log")"
+  printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
+else
+  printf "%-22s %s\n" "tests" "not selected (LOWBIT_RUN_STEPS)"
+fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
-printf "%-22s %s\n" "compute-sanitizer" "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")"
+grep -E "^(lowbit|cuBLAS|tinygemm)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
+printf "%-22s %s\n" "compute-sanitizer" "$(! want sanitizer && echo "not selected (LOWBIT_RUN_STEPS)" || { [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)"; })"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$(case $tune_rc in
   -1) echo "SKIPPED (out of time)" ;;
+  -2) echo "not selected (LOWBIT_RUN_STEPS)" ;;
   0) echo "pass ($(tail -1 "$out/tune.log" 2>/dev/null | cut -c1-60))" ;;
   *) echo "FAIL (see tune.log)" ;; esac)"
 printf "%-22s %s\n" "seconds" "$(tr '\n' ' ' <"$out/times.txt")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" 2>/dev/null | cut -c1-100))" || echo "FAIL (see bench*.log)")"
 [ -n "$skipped" ] && printf "%-22s %s\n" "SKIPPED (out of time)" "$skipped"
-[ -z "$skipped" ] && [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ] && [ $tune_rc -eq 0 ]
+printf "%-22s %s\n" "steps run" "$steps"
+[ -z "$skipped" ] && [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ] && { [ $tune_rc -eq 0 ] || [ $tune_rc -eq -2 ]; }
