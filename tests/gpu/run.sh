@@ -69,6 +69,16 @@ room() {
 }
 lap build
 
+# python3 on the in-tree package and liblowbit.so, stopped after $1 s;
+# $2: more PYTHONPATH entries (":DIR" or "").  The tests and the Python
+# benches below run through it.
+intree_py() {
+  local t=$1 extra=$2
+  shift 2
+  LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
+  PYTHONPATH="$root/python$extra" timeout "$t" python3 "$@"
+}
 # The steps LOWBIT_RUN_STEPS names (above) decide what runs; tests that
 # are not selected count as passed, and say so in the summary.
 ctest_rc=0 gpu_rc=0 py_rc=0
@@ -115,16 +125,6 @@ if want tests; then
   LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
     >"$out/gpu-stress.log" 2>&1 &
   stress_pid=$!
-  # python3 on the in-tree package and liblowbit.so, stopped after $1 s;
-  # $2: more PYTHONPATH entries (":DIR" or "").  The tests and the Python
-  # benches below run through it.
-  intree_py() {
-    local t=$1 extra=$2
-    shift 2
-    LD_LIBRARY_PATH="$root/.lua/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    LOWBIT_LIB="$build/liblowbit.so" LOWBIT_RECIPE_PATH="$root/recipes" \
-    PYTHONPATH="$root/python$extra" timeout "$t" python3 "$@"
-  }
   # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
   # work space from PyTorch's allocator) on the in-tree liblowbit.so.
   if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
