@@ -12,6 +12,9 @@
 **
 **   test_sweep [SUBSTRING [M]]   only the recipes whose name contains it
 **                                ("" for all); M: every GEMM at M rows
+**   test_sweep --write DIR       writes the recipes into DIR as NAME.lua
+**                                (for timing them: tests/gpu/run.sh's
+**                                bench-sweep)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +102,23 @@ static double yard_scale(int tries) {
   return best / YARD_S;
 }
 
+/* The sweep's recipes as files in dir (which exists); 0 on success. */
+static int write_rows(const lb_sweep_row *rows, int n, const char *dir) {
+  int i;
+  for (i = 0; i < n; i++) {
+    char path[4200];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s.lua", dir, rows[i].name);
+    if ((f = fopen(path, "w")) == NULL ||
+        fputs(rows[i].text, f) == EOF || fclose(f) != 0) {
+      perror(path);
+      return 1;
+    }
+  }
+  printf("%d recipes written to %s\n", n, dir);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   static lb_sweep_row rows[MAXROWS];
   static const int archs[] = {80, 90};
@@ -113,6 +133,8 @@ int main(int argc, char **argv) {
   const char *only = argc > 1 && argv[1][0] ? argv[1] : NULL;
   const int fixed_m = argc > 2 ? atoi(argv[2]) : 0;   /* 0: in turn */
   int n = lb_sweep(rows, MAXROWS), i, a;
+  if (argc == 3 && strcmp(argv[1], "--write") == 0)
+    return n > 0 ? write_rows(rows, n, argv[2]) : 1;
   setenv("LOWBIT_CACHE", "0", 1);   /* time real compiles */
   if (n <= 0) {
     printf("FAIL: the sweep did not build (%d rows)\n", n);

@@ -11,7 +11,8 @@
 # GPU against the host), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-crossover.log (and
 # crossover/*.svg), bench-write.log, bench-narrow.log,
-# tune.log and the tuning table it wrote (tune-*.txt), bench-model.log (and
+# tune.log and the tuning table it wrote (tune-*.txt), bench-sweep.log,
+# bench-model.log (and
 # model/: model.json, model.svg),
 # results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
@@ -52,7 +53,7 @@ skipped=""
 # H100, 2026-11-27), so two calls split them: "tests sanitizer bench", then
 # the rest; with every step selected, those that no longer fit are skipped,
 # and the run fails.
-all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-model"
+all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-sweep bench-model"
 steps=${LOWBIT_RUN_STEPS:-$all_steps}
 for s in $steps; do
   case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
@@ -299,6 +300,24 @@ if room 120 "bench-narrow"; then
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
 fi
+# The pairwise sweep's recipes (test_sweep --write) against cuBLAS at M = 1
+# and 8, narrow to wide (K a multiple of every group the sweep has), in two
+# halves (lowbit bench takes 32 recipes at most); the slowest row is in the
+# summary.
+if room 160 "bench-sweep"; then
+  rm -rf "$build/sweep-recipes" && mkdir -p "$build/sweep-recipes" &&
+    "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
+  : >"$out/bench-sweep.log"
+  mapfile -t sw < <(ls "$build"/sweep-recipes/*.lua)
+  half=$(( (${#sw[@]} + 1) / 2 ))
+  for lo in 0 "$half"; do
+    [ "$lo" -lt "${#sw[@]}" ] || continue
+    "$build/lowbit" bench "${sw[@]:$lo:$half}" --m 1,8 --iters 30 \
+      --shapes 16384x48,1024x256,16384x1024,8192x8192 >>"$out/bench-sweep.log" 2>&1 ||
+      bench_rc=1
+  done
+  lap "bench sweep"
+fi
 # The whole-model step (bench/model.py: a Llama-3-8B decode step's linear
 # layers in a CUDA graph, lowbit plain and overlapped, cuBLAS, tinygemm).
 pybench bench-model 100 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
@@ -320,6 +339,9 @@ fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
 grep -E "^(lowbit|cuBLAS|tinygemm)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
+awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
+  END { if (n) printf "    sweep: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
+  "$out/bench-sweep.log" 2>/dev/null
 printf "%-22s %s\n" "compute-sanitizer" "$(! want sanitizer && echo "not selected (LOWBIT_RUN_STEPS)" || { [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)"; })"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$(case $tune_rc in
