@@ -157,9 +157,11 @@ static void one(const char *path) {
                             &p) == LB_OK,
             "gen early n=%d: %s", ns[j], lb_errmsg());
       if (e && p) {
-        const char *pe = strstr(p, "constexpr bool LB_EARLY = false;");
-        CHECK(pe && strstr(e, "constexpr bool LB_EARLY = true;") &&
-                  strcmp(pe + 32, strstr(e, "LB_EARLY = true;") + 16) == 0,
+        static const char off[] = "constexpr bool LB_EARLY = false;",
+                          on[] = "constexpr bool LB_EARLY = true;";
+        const char *pe = strstr(p, off), *ee = strstr(e, on);
+        CHECK(pe && ee &&
+                  strcmp(pe + sizeof off - 1, ee + sizeof on - 1) == 0,
               "n=%d: the early GEMV differs from the plain one past "
               "LB_EARLY", ns[j]);
         compile_for(e, 1, LB_KERNEL, sm90, 1);

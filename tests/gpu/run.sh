@@ -12,9 +12,7 @@
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-crossover.log (and
 # crossover/*.svg), bench-write.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt), bench-sweep.log,
-# bench-model.log (and
-# model/: model.json, model.svg),
-# results.csv, results.json
+# bench-model.log (and model/: model.json, model.svg), results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
 # Where Lua is not installed, put its headers, liblua5.4.a and liblua5.4.so
@@ -59,6 +57,8 @@ for s in $steps; do
   case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
 done
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# The summary's word on step $1: $2, or that LOWBIT_RUN_STEPS left it out.
+said() { if want "$1"; then echo "$2"; else echo "not selected (LOWBIT_RUN_STEPS)"; fi; }
 room() {
   local need=$1 name=$2 used=$(($(date +%s) - start))
   want "$name" || return 1
@@ -85,7 +85,6 @@ ctest_rc=0 gpu_rc=0 py_rc=0
 sm90=0
 [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ] && sm90=1
 if want tests; then
-
   # The tests may take this long (s) before they are stopped and fail, so
   # that the summary still comes back.
   tmax=$((limit - 120))
@@ -161,9 +160,7 @@ fi
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
-if ! want sanitizer; then
-  :
-elif room 60 sanitizer; then
+if room 60 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   tools=(memcheck racecheck synccheck initcheck)
   cases=("$root/bench/recipes/a16w7_g32.lua 8 48 8192"
@@ -224,14 +221,15 @@ elif room 60 sanitizer; then
   [ "$(grep -c "(exit 0)$" "$out/sanitizer-summary.txt")" -eq \
     $((${#tools[@]} * ${#cases[@]})) ] || san_rc=1
   lap "sanitizer"
-else
+elif want sanitizer; then
   san_rc=1
 fi
 # A bench script of bench/ on the in-tree liblowbit.so, where torch is:
 # pybench NAME NEED_S TIMEOUT_S SCRIPT [ARG...] (its log: NAME.log).
 pybench() {
-  if [ -f "$build/liblowbit.so" ] && python3 -c "import torch" 2>/dev/null &&
-    room "$2" "$1"; then
+  if ! [ -f "$build/liblowbit.so" ] || ! python3 -c "import torch" 2>/dev/null; then
+    want "$1" && echo "SKIPPED: no liblowbit.so or no torch here" >"$out/$1.log"
+  elif room "$2" "$1"; then
     intree_py "$3" "" "$root/bench/$4" "${@:5}" >"$out/$1.log" 2>&1 || py_rc=1
     lap "$1"
   fi
@@ -240,8 +238,8 @@ pybench() {
 # what follows adds to it, and is what a run out of time skips (each
 # skipped step is named, and fails the run).
 bench_rc=0
-tune_rc=-1   # (not run; -2: not selected)
-want tune || tune_rc=-2
+tune_rc=-1   # (not run)
+want tune || tune_rc=0
 if room 65 bench; then
   # shellcheck disable=SC2086
   "$build/lowbit" bench --out "$out" ${LOWBIT_BENCH_ARGS:-} >"$out/bench.log" 2>&1 ||
@@ -338,19 +336,18 @@ else
 fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
-grep -E "^(lowbit|cuBLAS|tinygemm)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
+grep -E "^(lowbit|cuBLAS|tinygemm|SKIPPED)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
 awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
   END { if (n) printf "    sweep: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
   "$out/bench-sweep.log" 2>/dev/null
-printf "%-22s %s\n" "compute-sanitizer" "$(! want sanitizer && echo "not selected (LOWBIT_RUN_STEPS)" || { [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)"; })"
+printf "%-22s %s\n" "compute-sanitizer" "$(said sanitizer "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
-printf "%-22s %s\n" "lowbit tune" "$(case $tune_rc in
+printf "%-22s %s\n" "lowbit tune" "$(said tune "$(case $tune_rc in
   -1) echo "SKIPPED (out of time)" ;;
-  -2) echo "not selected (LOWBIT_RUN_STEPS)" ;;
   0) echo "pass ($(tail -1 "$out/tune.log" 2>/dev/null | cut -c1-60))" ;;
-  *) echo "FAIL (see tune.log)" ;; esac)"
+  *) echo "FAIL (see tune.log)" ;; esac)")"
 printf "%-22s %s\n" "seconds" "$(tr '\n' ' ' <"$out/times.txt")"
 printf "%-22s %s\n" "benchmark" "$( [ $bench_rc -eq 0 ] && echo "pass ($(head -1 "$out/bench.log" 2>/dev/null | cut -c1-100))" || echo "FAIL (see bench*.log)")"
 [ -n "$skipped" ] && printf "%-22s %s\n" "SKIPPED (out of time)" "$skipped"
 printf "%-22s %s\n" "steps run" "$steps"
-[ -z "$skipped" ] && [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ] && { [ $tune_rc -eq 0 ] || [ $tune_rc -eq -2 ]; }
+[ -z "$skipped" ] && [ $ctest_rc -eq 0 ] && [ $gpu_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $py_rc -eq 0 ] && [ $tune_rc -eq 0 ]
