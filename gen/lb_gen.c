@@ -110,6 +110,30 @@ void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
   lb_knobs_text(knob, NKNOB, v, buf, len);
 }
 
+/* Resident scales and zeros share one row stride: the wider of the two
+** dtypes' slots (in the ring each has its own, LB_ZRING).  Each array's
+** rows are copied by 16-byte chunks, so `slots` of each must be whole
+** chunks.
+** Formats whose scales and zeros differ in size (f16 scales, f32 zeros)
+** read both from global memory a chunk of rows ahead before 2026-11-27:
+** H100, 16384 x 1024, M = 8 (sweep bench), 7-bit group 32 with f32
+** zeros ran 25.7 us against cuBLAS's 18.8. */
+static int slot_bytes(const lb_format *f) {
+  return f->zeros && f->zsize > f->ssize ? f->zsize : f->ssize;
+}
+/* Scales and zeros of different sizes are resident only where a tile
+** meets more than two group slots: with fewer they come a tile ahead in
+** registers (lb_rowtile), which resident rows did not beat (H100, A/B of
+** both, 2026-11-27: 16384 x 1024, 8-bit group 256 with f32 zeros 14.4
+** -> 16.0 us; 4096 x 14336, 1-bit group 256, 12.8 -> 13.7). */
+static int mixed(const lb_format *f) {
+  return f->zeros && f->zsize != f->ssize;
+}
+static int whole_chunks(const lb_format *f, int slots) {
+  return slots * f->ssize % 16 == 0 &&
+         (!f->zeros || slots * f->zsize % 16 == 0);
+}
+
 /* Scales and zeros in the ring: a stage's bytes for them, where a tile
 ** meets many group slots and even one channel group's rows of them would
 ** not be resident: each code row would wait on its scales and zeros from
@@ -120,13 +144,14 @@ void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
 ** x 1024 (ncu, M = 8): half the stall samples were those loads (HADD2
 ** converting a scale, HMMA; long scoreboard 52%).  0: not this format. */
 static int ring_scales(const lb_format *f, int k) {
-  const int rowb = lb_format_groups(f, k) * f->ssize, tileb = f->gpt * f->ssize;
+  const int ng = lb_format_groups(f, k), wide = slot_bytes(f);
   const int arrays = f->zeros ? 2 : 1;
-  if (f->lay.words <= 2 || f->gpt <= 2 || tileb % 16 != 0 || rowb % 16 != 0 ||
-      (f->zeros && f->zsize != f->ssize) ||
-      16 * (rowb + 16) * arrays <= LB_SRES_KB * 1024)
+  if (f->lay.words <= 2 || f->gpt <= 2 || !whole_chunks(f, f->gpt) ||
+      !whole_chunks(f, ng) ||
+      16 * (ng * wide + 16) * arrays <= LB_SRES_KB * 1024)
     return 0;
-  return 16 * (tileb + 16) * arrays;
+  return 16 * (f->gpt * f->ssize + 16) +
+         (f->zeros ? 16 * (f->gpt * f->zsize + 16) : 0);
 }
 
 /* Whether plan c's stages take the tile's scales too (sst bytes of them
@@ -156,19 +181,19 @@ static int channel_blocks(const lb_gemv_cfg *c, int groups) {
 ** cut to 2 to make room, 15.3 -> 18.7 us). */
 static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
                           int stage, int sst) {
-  int rowb = lb_format_groups(f, k) * f->ssize;
-  int zrowb = lb_format_groups(f, k) * f->zsize;
+  int rowb = lb_format_groups(f, k) * slot_bytes(f);
   int rows = 16 * cfg->warps / cfg->split, arrays = f->zeros ? 2 : 1;
   int ring = cfg->warps * cfg->stages * stage;
-  cfg->srowb = cfg->sring = 0;
+  cfg->srowb = cfg->sring = cfg->zring = 0;
   /* (never resident: ring_scales; a stage read into registers, lazy 0,
   ** is refilled before its tile's math) */
   if (cfg->sr && ring_takes(cfg, stage, sst)) {
     cfg->sring = f->gpt * f->ssize + 16;
+    cfg->zring = f->zeros ? f->gpt * f->zsize + 16 : 0;
     ring += cfg->warps * cfg->stages * sst;
   }
   /* (the folded block's ring, before sm_90, is the larger) */
-  if (rowb % 16 == 0 && (!f->zeros || zrowb == rowb) &&
+  if (whole_chunks(f, lb_format_groups(f, k)) && (f->gpt > 2 || !mixed(f)) &&
       rows * (rowb + 16) * arrays <= LB_SRES_KB * 1024 &&
       ring * cfg->fold + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
     cfg->srowb = rowb + 16;
@@ -317,13 +342,32 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** call, 2026-11-27) 16384 x 1024 18.3 / 19.1 -> 17.7 / 17.7 us (cuBLAS
   ** 18.9 / 18.4); at N = 2048 (128 blocks) it cost 9 to 15% at M = 1
   ** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3). */
-  if (ring_takes(cfg, stage, sst)) {
+  {
     const int blocks = channel_blocks(cfg, groups);
-    const int most = (blocks * 2 <= sms ? 4 : 2) * sms;
-    cfg->pf = 2;
-    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= most &&
-           tiles >= cfg->split * cfg->cluster * 2)
-      cfg->cluster *= 2;
+    const int ring = ring_takes(cfg, stage, sst);
+    if (ring) cfg->pf = 2;
+    if (ring && cfg->warps == 2) {
+      const int most = (blocks * 2 <= sms ? 4 : 2) * sms;
+      while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= most &&
+             tiles >= cfg->split * cfg->cluster * 2)
+        cfg->cluster *= 2;
+    } else if (cfg->lazy && blocks * 2 <= sms) {
+      /* Other lazy plans, where the channel blocks are at most half the
+      ** SMs: a cluster splits K until about four warps an SM (the loop
+      ** before stops at about one block an SM).  H100, `lowbit bench --m
+      ** 1,8` A/B in one device call, 2026-11-27, 16384 x 1024: 7-bit
+      ** codes in blocks of 2 warps, clusters of 2 -> 4, 18.8 / 20.5 ->
+      ** 16.6 / 16.8 us (group 256; cuBLAS 17.8), 18.7 / 20.4 -> 16.5 /
+      ** 16.8 (group 128).  Not more: four blocks an SM cost 3- and 5-bit
+      ** codes in blocks of 4 warps 15 to 25% (a16w5_g64 15.3 -> 18.1 us
+      ** at M = 1), the ring's four blocks of 4 warps 7 to 22% (3-bit
+      ** group 128, f32 zeros: 13.6 -> 16.6 at M = 8); and not at N = 2048
+      ** (128 blocks: 7-bit, clusters of 2, 7 to 12% slower at M = 1). */
+      while (cfg->cluster < 8 &&
+             blocks * cfg->cluster * 2 * cfg->warps <= 4 * sms &&
+             tiles >= cfg->split * cfg->cluster * 2)
+        cfg->cluster *= 2;
+    }
   }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
@@ -443,7 +487,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "// Words %s.\n"
     "constexpr bool LB_LAZY = %s;\n"
     "// Scales and zeros %s.\n"
-    "constexpr int LB_SRING = %d;\n"
+    "constexpr int LB_SRING = %d, LB_ZRING = %d;\n"
     "// Brought into L2 with each tile's words: %s.\n"
     "constexpr int LB_PF = %d;\n"
     "// Fragments of 8 rows of x (2: 9..16 rows, each weight dequantised "
@@ -454,9 +498,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
              : "read from the ring into registers a tile at a time",
     cfg.lazy ? "true" : "false",
     cfg.sring ? "travel in the ring with their tile's words, rows of LB_SRING "
-                "bytes"
+                "bytes\n// (zeros: LB_ZRING)"
               : "do not travel in the ring (LB_SRING 0)",
-    cfg.sring,
+    cfg.sring, cfg.zring,
     cfg.pf == 2   ? "scales, zeros and x read from global memory"
     : cfg.pf == 1 ? "scales and zeros read from global memory"
                   : "nothing",

@@ -47,6 +47,7 @@ typedef struct lb_gemv_cfg {
   int xs_m;     /* largest m whose x fits xres; 0: no resident x */
   int sr;       /* scales and zeros may travel in the ring (plan knob) */
   int sring;    /* they do: bytes per padded row of a tile's slots; 0: not */
+  int zring;    /* and of its zero slots (0: no zeros or none in the ring) */
   int early;    /* not a knob: the source is for launches that may start
                 ** before the kernel writing x ends (lb_op_overlap) */
 } lb_gemv_cfg;

@@ -89,17 +89,20 @@ constexpr int LB_ROWCH = LB_WORDS * 8 + 1;          // chunks per ring row
 constexpr int LB_CHUNKS = 16 * LB_ROWCH;            // words, per stage
 // Scales and zeros in the ring (LB_SRING > 0: lazy plans, many group
 // slots a tile, not resident): a stage also holds its tile's slots for
-// the warp's 16 rows, scales then zeros, in rows of LB_SRING bytes
-// (padded by 16: the 8 rows a quarter warp reads fall in different
-// banks), copied with the words and read where a group starts.
+// the warp's 16 rows, scales in rows of LB_SRING bytes, then zeros in rows
+// of LB_ZRING (each padded by 16: the 8 rows a quarter warp reads fall in
+// different banks), copied with the words and read where a group starts.
 constexpr bool LB_SRG = LB_SRING > 0;
 constexpr int LB_SBT = LB_GPT * (int)sizeof(lb_scale_t);   // a row's slots
-constexpr int LB_STAGECH =
-    LB_CHUNKS + (LB_SRG ? 16 * LB_SRING * (LB_ZEROS ? 2 : 1) / 16 : 0);
+constexpr int LB_ZBT = LB_ZEROS ? LB_GPT * (int)sizeof(lb_zero_t) : 0;
+constexpr int LB_STAGECH = LB_CHUNKS + (LB_SRG ? LB_SRING + LB_ZRING : 0);
 static_assert(!LB_SRG ||
-                  (LB_LAZY && LB_SBT % 16 == 0 && LB_SRING == LB_SBT + 16 &&
-                   (!LB_ZEROS || sizeof(lb_zero_t) == sizeof(lb_scale_t)) &&
-                   lb_groups(LB_K) * (int)sizeof(lb_scale_t) % 16 == 0),
+                  (LB_LAZY && LB_SBT % 16 == 0 && LB_ZBT % 16 == 0 &&
+                   LB_SRING == LB_SBT + 16 &&
+                   LB_ZRING == (LB_ZEROS ? LB_ZBT + 16 : 0) &&
+                   lb_groups(LB_K) * (int)sizeof(lb_scale_t) % 16 == 0 &&
+                   (!LB_ZEROS ||
+                    lb_groups(LB_K) * (int)sizeof(lb_zero_t) % 16 == 0)),
               "ring scales: a lazy stage, rows of whole 16-byte chunks");
 
 // off: the tile's first word within a channel (tile * 32 * LB_WORDS).
@@ -144,21 +147,24 @@ __device__ __forceinline__ void lb_issue_sg(lb_u4 *ring, int stage,
                                             const lb_zero_t *zr, int row0,
                                             int tile, int lane) {
   if constexpr (LB_SRG) {
-    constexpr int PR = LB_SRG ? LB_SBT / 16 : 1, ng = lb_groups(LB_K);
+    // chunks a row: of scales, of zeros, and the more of the two (1
+    // where the ring has none: the branch is compiled all the same)
+    constexpr int PS = LB_SBT / 16, PZ = LB_ZBT / 16;
+    constexpr int PR = !LB_SRG ? 1 : PS > PZ ? PS : PZ, ng = lb_groups(LB_K);
     const int g0 = tile * LB_GPT;
-    const int live = LB_K % LB_TILE == 0
-                         ? LB_SBT
-                         : min(LB_GPT, ng - g0) * (int)sizeof(lb_scale_t);
+    const int live = LB_K % LB_TILE == 0 ? LB_GPT : min(LB_GPT, ng - g0);
     char *const dst = (char *)(ring + stage * LB_STAGECH + LB_CHUNKS);
 #pragma unroll
     for (int c = lane; c < 16 * PR; c += 32) {
       const int r = c / PR, q = c % PR;
-      if (LB_K % LB_TILE != 0 && 16 * q >= live) continue;
       const int row = LB_N % 16 == 0 ? row0 + r : min(row0 + r, LB_N - 1);
-      lb_cp16(dst + r * LB_SRING + 16 * q,
-              (const char *)(sc + row * ng + g0) + 16 * q);
-      if (LB_ZEROS)
-        lb_cp16(dst + (16 + r) * LB_SRING + 16 * q,
+      if (q < PS && (LB_K % LB_TILE == 0 ||
+                     16 * q < live * (int)sizeof(lb_scale_t)))
+        lb_cp16(dst + r * LB_SRING + 16 * q,
+                (const char *)(sc + row * ng + g0) + 16 * q);
+      if (LB_ZEROS && q < PZ &&
+          (LB_K % LB_TILE == 0 || 16 * q < live * (int)sizeof(lb_zero_t)))
+        lb_cp16(dst + 16 * LB_SRING + r * LB_ZRING + 16 * q,
                 (const char *)(zr + row * ng + g0) + 16 * q);
     }
   }
@@ -589,9 +595,10 @@ __device__ __forceinline__ void lb_gemv(
     const lb_u4 *const rp[2] = {
         ring + stage * LB_STAGECH + g * LB_ROWCH + 2 * t,
         ring + stage * LB_STAGECH + (g + 8) * LB_ROWCH + 2 * t};
-    // LB_SRG: this thread's rows of the stage's scales (zeros 16 rows on)
-    const char *const sgp = (const char *)(ring + stage * LB_STAGECH + LB_CHUNKS) +
-                            g * LB_SRING;
+    // LB_SRG: this thread's rows of the stage's scales and of its zeros
+    const char *const sbase = (const char *)(ring + stage * LB_STAGECH + LB_CHUNKS);
+    const char *const sgp = sbase + g * LB_SRING;
+    const char *const zgp = sbase + 16 * LB_SRING + g * LB_ZRING;
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       if (!LB_LAZY) lb_read_tile(cur[r], ring, stage, g + 8 * r, t);
@@ -641,7 +648,7 @@ __device__ __forceinline__ void lb_gemv(
             const lb_scale_t *const rs =   // (LB_SRG) this row's slots
                 reinterpret_cast<const lb_scale_t *>(sgp + 8 * r * LB_SRING);
             const lb_zero_t *const rz =
-                reinterpret_cast<const lb_zero_t *>(sgp + (16 + 8 * r) * LB_SRING);
+                reinterpret_cast<const lb_zero_t *>(zgp + 8 * r * LB_ZRING);
             const lb_scale_t sv = SRES     ? srow[r][gi]
                                   : LB_SRG ? rs[j]
                                   : LB_SCH ? sb[ch & 1].s[r][rr]
