@@ -26,6 +26,17 @@ static int pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* The GEMV's plan for (r, n, k, sms) and m rows, with plan's knobs (NULL:
 ** none). */
+/* The recipe `text` as file `name`; NULL (and a failed check) if it does
+** not load. */
+static lb_recipe *load(const char *name, const char *text) {
+  lb_recipe *r = NULL;
+  if (lb_recipe_load_text(name, text, strlen(text), &r) != LB_OK) {
+    CHECK(0, "%s: %s", name, lb_errmsg());
+    return NULL;
+  }
+  return r;
+}
+
 static void check_plan_with(const lb_recipe *r, const char *name, int n,
                             int k, int m, int sms, const char *plan) {
   lb_gemv_cfg c;
@@ -336,10 +347,7 @@ static void check_knob_r(void) {
       "dequant \"(q - z) * s\"\naccumulator \"f32\"\noutput \"f16\"\n";
   lb_recipe *r = NULL;
   lb_gemm_plans p;
-  if (lb_recipe_load_text("w4.lua", text, strlen(text), &r) != LB_OK) {
-    CHECK(0, "w4.lua: %s", lb_errmsg());
-    return;
-  }
+  if ((r = load("w4.lua", text)) == NULL) return;
   if (lb_plan_gemm(r, 8192, 8192, 3, 132, "r=4", "test", &p) != LB_OK)
     CHECK(0, "w4 r=4: %s", lb_errmsg());
   else
@@ -360,10 +368,7 @@ static void check_ring_scales(void) {
   static const char *const plans[] = {NULL, "sr=0", "lazy=0"};
   lb_recipe *r = NULL;
   int i;
-  if (lb_recipe_load_text("w7.lua", text, strlen(text), &r) != LB_OK) {
-    CHECK(0, "w7.lua: %s", lb_errmsg());
-    return;
-  }
+  if ((r = load("w7.lua", text)) == NULL) return;
   /* one stage where each warp has one tile and the blocks outnumber the
   ** SMs (256 x 16384), two where they are few (1024 x 256) or clustered
   ** (8192 x 48) */
@@ -403,10 +408,7 @@ static void check_mixed_slots(void) {
       "dequant \"(q - z) * s\"\n";
   lb_recipe *r = NULL;
   lb_gemv_cfg c;
-  if (lb_recipe_load_text("w7z32.lua", text, strlen(text), &r) != LB_OK) {
-    CHECK(0, "w7z32.lua: %s", lb_errmsg());
-    return;
-  }
+  if ((r = load("w7z32.lua", text)) == NULL) return;
   /* 32 slots a tile: 64 bytes of f16 scales, 128 of f32 zeros, each + 16 */
   CHECK(lb_plan_gemv(r, 1024, 16384, 1, 132, NULL, "test", &c) == LB_OK &&
             c.sring == 80 && c.zring == 144,
@@ -471,10 +473,7 @@ static lb_status plan_at(const char *sections, const char *plan, int bucket,
   lb_status st;
   snprintf(text, sizeof text,
            "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", sections);
-  if (lb_recipe_load_text("t.lua", text, strlen(text), &r) != LB_OK) {
-    CHECK(0, "t.lua: %s", lb_errmsg());
-    return LB_EARG;
-  }
+  if ((r = load("t.lua", text)) == NULL) return LB_EARG;
   st = lb_plan_gemm(r, n, k, bucket, 132, plan, "test", p);
   lb_recipe_free(r);
   return st;
@@ -735,12 +734,8 @@ int main(void) {
   unsetenv("LOWBIT_GEMM");
   unsetenv("LOWBIT_DUMP_DIR");
   for (i = 0; i < n; i++) {
-    lb_recipe *r = NULL;
-    if (lb_recipe_load_text(rows[i].name, rows[i].text, strlen(rows[i].text),
-                            &r) != LB_OK) {
-      CHECK(0, "%s: %s", rows[i].name, lb_errmsg());
-      continue;
-    }
+    lb_recipe *r = load(rows[i].name, rows[i].text);
+    if (r == NULL) continue;
     check_fmt(r, rows[i].name);
     for (a = 0; a < (int)(sizeof ns / sizeof ns[0]); a++)
       for (b = 0; b < (int)(sizeof ks / sizeof ks[0]); b++) {
