@@ -369,6 +369,22 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
         cfg->cluster *= 2;
     }
   }
+  /* Wide codes in tiles of 1024 k-values (3 and 5 bits) with at most two
+  ** tiles of K: each warp's tiles are one long chain of math, and blocks
+  ** of 4 warps share few SMs (1024 x 256: 4 blocks; 5-bit group 32 also
+  ** lost its resident scales to the ring's room).  Blocks of 2 warps,
+  ** where the channel blocks are at most half the SMs.  H100, `lowbit
+  ** bench --m 1,8` of warps=2 against the rules in one device call
+  ** (2026-11-28), 3- and 5-bit recipes: 1024 x 256 3-12% faster (5-bit
+  ** group 32: 8.5 / 8.5 -> 7.7 / 7.9 us, cuBLAS 7.4 / 7.3), 2048 x 512
+  ** 3-17%, 1024 x 4096 3-8% at M = 1 and -3..+5% at M = 8; not at 16384
+  ** x 1024 (16 tiles: 25-35% slower).  6-bit codes (tiles of 512) were
+  ** not measured. */
+  if (cfg->lazy && lay.codes == 32 && tiles <= 2 && cfg->warps > 2 &&
+      cfg->cluster == 1 && channel_blocks(cfg, groups) * 2 <= sms) {
+    cfg->warps = 2;
+    if (cfg->split > 2) cfg->split = 2;
+  }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8

@@ -303,12 +303,29 @@ static void emit_scales(lb_buf *b, const lb_format *f) {
                 r->line[LB_S_ACC] ? "" : " (default)",
                 r->bias ? "true" : "false",
                 r->line[LB_S_EPILOGUE] ? "" : " (default)");
-  lb_buf_puts(b, "__device__ __forceinline__ float lb_epilogue(float v, const "
+  /* Two hooks: what channel c's outputs need, read once a channel (the
+  ** GEMM's thread stores up to 128 values of a few channels: read with
+  ** each value, the bias (which may be null) stayed behind a branch each
+  ** and the compiler kept a copy of the stores for either case, and NVRTC
+  ** took 2.0 s for sm_90a's 256 x 128 tiles, 1.4 s with it read once),
+  ** and what it does to one value. */
+  lb_buf_puts(b, "// Channel c's part of the epilogue, read once a channel "
+                 "(-0.f: none; v + -0.f is v).\n"
+                 "__device__ __forceinline__ float lb_epi_chan(const "
                  "lb_out_t *bias, int c) {\n");
   if (f->bias)
-    lb_buf_puts(b, "  return bias ? v + lb_out_f32(bias[c]) : v;\n}\n\n");
+    lb_buf_puts(b, "  return bias ? lb_out_f32(bias[c]) : -0.f;\n}\n");
   else
-    lb_buf_puts(b, "  (void)bias; (void)c;\n  return v;\n}\n\n");
+    lb_buf_puts(b, "  (void)bias; (void)c;\n  return -0.f;\n}\n");
+  lb_buf_puts(b, "__device__ __forceinline__ float lb_epi_apply(float v, "
+                 "float ch) {\n");
+  if (f->bias)
+    lb_buf_puts(b, "  return v + ch;\n}\n");
+  else
+    lb_buf_puts(b, "  (void)ch;\n  return v;\n}\n");
+  lb_buf_puts(b, "__device__ __forceinline__ float lb_epilogue(float v, const "
+                 "lb_out_t *bias, int c) {\n"
+                 "  return lb_epi_apply(v, lb_epi_chan(bias, c));\n}\n\n");
 }
 
 void lb_emit_prelude(lb_buf *b, const lb_format *f) {

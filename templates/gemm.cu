@@ -902,7 +902,17 @@ __device__ __forceinline__ void lb_gemm_body(
 
   // Fragment e of acc[j][f]: channel g + 8 (e / 2), activation row 2 t + e % 2;
   // in a cluster, the fragments this block added up (the rest: i % blocks).
-  if (wk == 0)
+  // The epilogue's part of this thread's channels is read first, once
+  // (lb_epi_chan; a channel past N reads the last one's, never stored).
+  if (wk == 0) {
+    float ech[LB_MJ][2];
+#pragma unroll
+    for (int j = 0; j < LB_MJ; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+        ech[j][h] = lb_epi_chan(
+            bias, min(n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * h, LB_N - 1));
+    const bool in_ws = gridDim.z > 1 && blocks == 1;   // split in a work space
 #pragma unroll
     for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
@@ -913,13 +923,15 @@ __device__ __forceinline__ void lb_gemm_body(
           const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
           const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
           if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
-            if (gridDim.z > 1 && blocks == 1)   // split in a work space
+            if (in_ws)
               ws[((long long)blockIdx.z * m + row) * LB_N + c] = acc[0][j][f][e];
             else
-              y[(long long)row * LB_N + c] = lb_out_from_f32(lb_epilogue(acc[0][j][f][e], bias, c));
+              y[(long long)row * LB_N + c] =
+                  lb_out_from_f32(lb_epi_apply(acc[0][j][f][e], ech[j][e >> 1]));
           }
         }
       }
+  }
   if (blocks > 1) lb_cluster_wait();
 }
 
