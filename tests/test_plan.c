@@ -423,6 +423,30 @@ static void check_mixed_slots(void) {
   lb_recipe_free(r);
 }
 
+/* 5-bit codes, group 32, K = 1024 (one tile): blocks of 2 warps where the
+** blocks are few, which also leaves the ring room for resident scales
+** (4 warps: 82 KB of ring, and the scales came from global memory), and
+** blocks of 4 at K = 16384 (16 tiles), where 2 measured slower. */
+static void check_short_k(void) {
+  static const char text[] =
+      "name \"w5g32\"\nactivations \"bf16\"\n"
+      "weights { bits = 5, signed = true }\n"
+      "scales { group = 32, dtype = \"bf16\" }\nzeros { dtype = \"bf16\" }\n"
+      "dequant \"q * s + z\"\n";
+  lb_recipe *r = NULL;
+  lb_gemv_cfg c;
+  if ((r = load("w5g32.lua", text)) == NULL) return;
+  CHECK(lb_plan_gemv(r, 256, 1024, 1, 132, NULL, "test", &c) == LB_OK &&
+            c.warps == 2 && c.grid == 8 && c.srowb > 0,
+        "w5g32 256 x 1024: %d blocks of %d warps, resident rows %d; not 8 "
+        "of 2, resident", c.grid, c.warps, c.srowb);
+  check_plan_with(r, "w5g32", 256, 1024, 1, 132, NULL);
+  CHECK(lb_plan_gemv(r, 1024, 16384, 1, 132, NULL, "test", &c) == LB_OK &&
+            c.warps == 4,
+        "w5g32 1024 x 16384: blocks of %d warps, not 4", c.warps);
+  lb_recipe_free(r);
+}
+
 /* The plan in words, at a GEMV row count and one M a GEMM bucket: whole
 ** within 1 KB (lowbit compile's buffer), the size it says it needs, and
 ** the 200-byte lb_kernel_desc text its start (or cut, saying so); where
@@ -766,6 +790,7 @@ int main(void) {
   check_knob_tm();
   check_ring_scales();
   check_mixed_slots();
+  check_short_k();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;
