@@ -341,33 +341,30 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** bench --m 1,8 --iters 50`, rules against cluster=8 in one device
   ** call, 2026-11-27) 16384 x 1024 18.3 / 19.1 -> 17.7 / 17.7 us (cuBLAS
   ** 18.9 / 18.4); at N = 2048 (128 blocks) it cost 9 to 15% at M = 1
-  ** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3). */
+  ** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3).
+  ** Other lazy plans, where the channel blocks are at most half the SMs:
+  ** a cluster splits K until about four warps an SM (the loop before
+  ** stops at about one block an SM).  H100, `lowbit bench --m 1,8` A/B in
+  ** one device call, 2026-11-27, 16384 x 1024: 7-bit codes in blocks of
+  ** 2 warps, clusters of 2 -> 4, 18.8 / 20.5 -> 16.6 / 16.8 us (group
+  ** 256; cuBLAS 17.8), 18.7 / 20.4 -> 16.5 / 16.8 (group 128).  Not more:
+  ** four blocks an SM cost 3- and 5-bit codes in blocks of 4 warps 15 to
+  ** 25% (a16w5_g64 15.3 -> 18.1 us at M = 1), the ring's four blocks of 4
+  ** warps 7 to 22% (3-bit group 128, f32 zeros: 13.6 -> 16.6 at M = 8);
+  ** and not at N = 2048 (128 blocks: 7-bit, clusters of 2, 7 to 12%
+  ** slower at M = 1). */
   {
-    const int blocks = channel_blocks(cfg, groups);
+    /* warps an SM the clusters below grow to (0: the loop before's) */
+    const int blocks = channel_blocks(cfg, groups), few = blocks * 2 <= sms;
     const int ring = ring_takes(cfg, stage, sst);
+    const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
+                     : cfg->lazy && few      ? 4
+                                             : 0;
     if (ring) cfg->pf = 2;
-    if (ring && cfg->warps == 2) {
-      const int most = (blocks * 2 <= sms ? 4 : 2) * sms;
-      while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= most &&
-             tiles >= cfg->split * cfg->cluster * 2)
-        cfg->cluster *= 2;
-    } else if (cfg->lazy && blocks * 2 <= sms) {
-      /* Other lazy plans, where the channel blocks are at most half the
-      ** SMs: a cluster splits K until about four warps an SM (the loop
-      ** before stops at about one block an SM).  H100, `lowbit bench --m
-      ** 1,8` A/B in one device call, 2026-11-27, 16384 x 1024: 7-bit
-      ** codes in blocks of 2 warps, clusters of 2 -> 4, 18.8 / 20.5 ->
-      ** 16.6 / 16.8 us (group 256; cuBLAS 17.8), 18.7 / 20.4 -> 16.5 /
-      ** 16.8 (group 128).  Not more: four blocks an SM cost 3- and 5-bit
-      ** codes in blocks of 4 warps 15 to 25% (a16w5_g64 15.3 -> 18.1 us
-      ** at M = 1), the ring's four blocks of 4 warps 7 to 22% (3-bit
-      ** group 128, f32 zeros: 13.6 -> 16.6 at M = 8); and not at N = 2048
-      ** (128 blocks: 7-bit, clusters of 2, 7 to 12% slower at M = 1). */
-      while (cfg->cluster < 8 &&
-             blocks * cfg->cluster * 2 * cfg->warps <= 4 * sms &&
-             tiles >= cfg->split * cfg->cluster * 2)
-        cfg->cluster *= 2;
-    }
+    while (cfg->cluster < 8 &&
+           blocks * cfg->cluster * 2 * cfg->warps <= room * sms &&
+           tiles >= cfg->split * cfg->cluster * 2)
+      cfg->cluster *= 2;
   }
   /* Wide codes in tiles of 1024 k-values (3 and 5 bits) with at most two
   ** tiles of K: each warp's tiles are one long chain of math, and blocks
