@@ -306,9 +306,9 @@ static void emit_scales(lb_buf *b, const lb_format *f) {
   /* Two hooks: what channel c's outputs need, read once a channel (the
   ** GEMM's thread stores up to 128 values of a few channels: read with
   ** each value, the bias (which may be null) stayed behind a branch each
-  ** and the compiler kept a copy of the stores for either case, and NVRTC
-  ** took 2.0 s for sm_90a's 256 x 128 tiles, 1.4 s with it read once),
-  ** and what it does to one value. */
+  ** and the compiler kept a copy of the stores for either case: NVRTC
+  ** took 1.7 s for sm_90a's 256 x 128 tiles of a 1-bit recipe on a 2-core
+  ** machine, 1.2 s with it read once), and what it does to one value. */
   lb_buf_puts(b, "// Channel c's part of the epilogue, read once a channel "
                  "(-0.f: none; v + -0.f is v).\n"
                  "__device__ __forceinline__ float lb_epi_chan(const "
