@@ -189,15 +189,20 @@ int main(int argc, char **argv) {
         CHECK(0, "%s m=%d sm_%d: %s", row->name, m, archs[a], lb_errmsg());
         continue;
       }
-      /* over the limit: compiled again up to four times, each right after
-      ** the yardstick (best of three), and the best ratio of the two kept,
-      ** so that both see the machine at the same moment.  A shared 2-core
-      ** VM's speed drifts: in five runs of this sweep a minute apart the
-      ** yardstick took 0.47 to 0.73 s and one kernel 1.06 to 1.65 s, and a
-      ** yardstick taken at the start once set a limit that kernel met at
-      ** 0.99 (measured at the same moment, 0.48 to 0.51). */
+      /* over 0.9 of the limit: compiled again up to four times, each right
+      ** after the yardstick (best of three), and the best ratio of the two
+      ** kept, so that both see the machine at the same moment (and the
+      ** kernel's time is a best of several, as the yardstick's is).  A
+      ** shared 2-core VM's speed drifts: in five runs of this sweep a
+      ** minute apart the yardstick took 0.47 to 0.73 s and one kernel 1.06
+      ** to 1.65 s, and a yardstick taken at the start once set a limit
+      ** that kernel met at 0.99 (measured at the same moment, 0.48 to
+      ** 0.51); in two CI runs of one commit the nearest kernel, the same
+      ** both times, came to 0.79 and 0.97 of the limit.  From 0.9 rather
+      ** than 1, so that "nearest the limit" says the margin, not the
+      ** moment. */
       frac = info.seconds / limit_s(base, scale);
-      for (t = 0; t < 4 && frac > 1; t++) {
+      for (t = 0; t < 4 && frac > 0.9; t++) {
         lb_offline again;
         char *log2 = NULL;
         const double now = yard_scale(3);
