@@ -24,8 +24,6 @@
 
 static int pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/* The GEMV's plan for (r, n, k, sms) and m rows, with plan's knobs (NULL:
-** none). */
 /* The recipe `text` as file `name`; NULL (and a failed check) if it does
 ** not load. */
 static lb_recipe *load(const char *name, const char *text) {
@@ -37,6 +35,8 @@ static lb_recipe *load(const char *name, const char *text) {
   return r;
 }
 
+/* The GEMV's plan for (r, n, k, sms) and m rows, with plan's knobs (NULL:
+** none). */
 static void check_plan_with(const lb_recipe *r, const char *name, int n,
                             int k, int m, int sms, const char *plan) {
   lb_gemv_cfg c;
@@ -357,6 +357,14 @@ static void check_knob_r(void) {
   lb_recipe_free(r);
 }
 
+/* The rules' GEMV plan of r at n x k (one row, 132 SMs) into *c, with
+** check_plan_with's invariants there; 0 if it does not plan. */
+static int gemv_at(const lb_recipe *r, const char *name, int n, int k,
+                   lb_gemv_cfg *c) {
+  check_plan_with(r, name, n, k, 1, 132, NULL);
+  return lb_plan_gemv(r, n, k, 1, 132, NULL, "test", c) == LB_OK;
+}
+
 /* Scales and zeros travel in the ring where a tile meets many group slots
 ** that are not resident (7-bit group 32 at 16384 x 1024), and not where a
 ** plan says sr=0 or reads its stages into registers (lazy=0). */
@@ -376,8 +384,7 @@ static void check_ring_scales(void) {
     static const int shp[3][3] = {{16384, 256, 1}, {256, 1024, 2}, {48, 8192, 2}};
     for (i = 0; i < 3; i++) {
       lb_gemv_cfg c;
-      CHECK(lb_plan_gemv(r, shp[i][0], shp[i][1], 1, 132, NULL, "test", &c) ==
-                    LB_OK &&
+      CHECK(gemv_at(r, "w7", shp[i][0], shp[i][1], &c) &&
                 c.stages == shp[i][2],
             "w7 %d x %d: %d stage(s), not %d", shp[i][1], shp[i][0], c.stages,
             shp[i][2]);
@@ -410,16 +417,14 @@ static void check_mixed_slots(void) {
   lb_gemv_cfg c;
   if ((r = load("w7z32.lua", text)) == NULL) return;
   /* 32 slots a tile: 64 bytes of f16 scales, 128 of f32 zeros, each + 16 */
-  CHECK(lb_plan_gemv(r, 1024, 16384, 1, 132, NULL, "test", &c) == LB_OK &&
-            c.sring == 80 && c.zring == 144,
+  CHECK(gemv_at(r, "w7z32", 1024, 16384, &c) && c.sring == 80 &&
+            c.zring == 144,
         "w7z32 1024 x 16384: ring rows of %d and %d bytes, not 80 and 144",
         c.sring, c.zring);
-  check_plan_with(r, "w7z32", 1024, 16384, 1, 132, NULL);
   /* 256 x 1024: 32 groups, rows of 128 bytes (the f32 zeros') + 16 */
-  CHECK(lb_plan_gemv(r, 256, 1024, 1, 132, NULL, "test", &c) == LB_OK &&
-            c.srowb == 144 && c.sring == 0,
+  CHECK(gemv_at(r, "w7z32", 256, 1024, &c) && c.srowb == 144 &&
+            c.sring == 0,
         "w7z32 256 x 1024: resident rows of %d bytes, not 144", c.srowb);
-  check_plan_with(r, "w7z32", 256, 1024, 1, 132, NULL);
   lb_recipe_free(r);
 }
 
@@ -436,13 +441,11 @@ static void check_short_k(void) {
   lb_recipe *r = NULL;
   lb_gemv_cfg c;
   if ((r = load("w5g32.lua", text)) == NULL) return;
-  CHECK(lb_plan_gemv(r, 256, 1024, 1, 132, NULL, "test", &c) == LB_OK &&
-            c.warps == 2 && c.grid == 8 && c.srowb > 0,
+  CHECK(gemv_at(r, "w5g32", 256, 1024, &c) && c.warps == 2 &&
+            c.grid == 8 && c.srowb > 0,
         "w5g32 256 x 1024: %d blocks of %d warps, resident rows %d; not 8 "
         "of 2, resident", c.grid, c.warps, c.srowb);
-  check_plan_with(r, "w5g32", 256, 1024, 1, 132, NULL);
-  CHECK(lb_plan_gemv(r, 1024, 16384, 1, 132, NULL, "test", &c) == LB_OK &&
-            c.warps == 4,
+  CHECK(gemv_at(r, "w5g32", 1024, 16384, &c) && c.warps == 4,
         "w5g32 1024 x 16384: blocks of %d warps, not 4", c.warps);
   lb_recipe_free(r);
 }
