@@ -39,7 +39,8 @@ static const lb_knob knob[] = {
     /* fold changes only the kernel before sm_90, which has no clusters
     ** to tune: never tried */
     {"fold", 1, 8, 1, 0, {0}},
-    {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}}};
+    {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}},
+    {"rsplit", 0, 1, 0, 2, {0, 1}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -65,6 +66,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[8] >= 0) cfg->fold = v[8];
   if (v[9] >= 0) cfg->pf = v[9];
   if (v[10] >= 0) cfg->sr = v[10];
+  if (v[11] >= 0) cfg->rsplit = v[11];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the rules' warps leave room for
   ** two; plan() keeps one where a warp has one tile) */
@@ -78,6 +80,12 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
+  /* a code-row split: the template's (lazy words, no cluster), and a
+  ** split of one is none */
+  if (cfg->rsplit) {
+    if (!cfg->lazy || cfg->split == 1) cfg->rsplit = 0;
+    else cfg->cluster = cfg->fold = 1;
+  }
 }
 
 /* Before sm_90 a cluster's fold blocks run as one block: it must divide
@@ -102,6 +110,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[8] = c->fold;
   v[9] = c->pf;
   v[10] = c->sring > 0;
+  v[11] = c->rsplit;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -382,6 +391,22 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     cfg->warps = 2;
     if (cfg->split > 2) cfg->split = 2;
   }
+  /* One such tile of K (K <= 1024) and one block per channel group still
+  ** at most half the SMs: the group's two warps take half of the tile's
+  ** code rows each (rsplit; the template's lb_part).  H100, `lowbit bench
+  ** --m 1,8 --iters 50` of warps=2,split=2,rsplit=1 against the rules in
+  ** one device call (2026-11-28), eight 3-, 5- and 7-bit recipes, 1024 x
+  ** 256: 3 to 10% faster on all 16 rows (5-bit group 32: 7.7 / 7.9 ->
+  ** 7.1 / 7.3 us, cuBLAS 7.4 / 7.3; 7-bit group 32 7.4 / 7.7 -> 6.8 /
+  ** 6.9).  Not with two tiles (2048 x 512: up to 11% slower at M = 1) nor
+  ** where the blocks outnumber the SMs (1024 x 4096, 256 groups: -6 to
+  ** +6%); four parts (blocks of 4 warps) were no faster than two.  The
+  ** two-fragment GEMV (9..16 rows) was not measured with it. */
+  if (cfg->lazy && lay.codes == 32 && tiles == 1 && cfg->cluster == 1 &&
+      m <= LB_MAX_M && groups * 2 <= sms) {
+    cfg->warps = cfg->split = 2;
+    cfg->rsplit = 1;
+  }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
@@ -393,8 +418,17 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
   }
+  /* a code-row split gives each warp whole chunks of code rows (LB_XC
+  ** rows: 4, 2 with two fragments; the template's invariant) */
+  if (cfg->rsplit) {
+    const int xc = lay.codes < 4 ? lay.codes : 4 / (m > LB_MAX_M ? 2 : 1);
+    while (cfg->split > 1 && lay.codes / xc % cfg->split != 0)
+      cfg->split /= 2;
+    if (cfg->split == 1) cfg->rsplit = 0;
+  }
   /* a cluster's warps each need a tile of K (the template's invariant) */
-  while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
+  while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles &&
+         !cfg->rsplit)
     cfg->cluster /= 2;
   fold_fit(cfg, stage);
   /* A warp with one tile refills nothing: one stage, half the shared
@@ -406,7 +440,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** nor clusters (a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
   ** share SMs that larger ones keep apart. */
   cfg->grid = channel_blocks(cfg, groups);
-  if (cfg->lazy && cfg->cluster == 1 && tiles <= cfg->split && cfg->grid > sms)
+  if (cfg->lazy && cfg->cluster == 1 &&
+      tiles <= (cfg->rsplit ? 1 : cfg->split) && cfg->grid > sms)
     cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
   plan_resident(f, k, cfg, stage, sst);
@@ -436,7 +471,7 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m, int early) {\n"
-      "  lb_gemv<LB_SPLIT, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
+      "  lb_gemv_run<LB_SPLIT, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
       xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
       xs ? LB_KERNEL_XS : LB_KERNEL, cfg->stages,
       xs ? "true" : "false");
@@ -505,7 +540,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "constexpr int LB_PF = %d;\n"
     "// Fragments of 8 rows of x (2: 9..16 rows, each weight dequantised "
     "before the MMA).\n"
-    "constexpr int LB_NF = %d;\n\n",
+    "constexpr int LB_NF = %d;\n"
+    "// A channel group's LB_SPLIT warps split %s.\n"
+    "constexpr bool LB_RSPLIT = %s;\n\n",
     cfg.srowb, cfg.xrowb,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
@@ -517,7 +554,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     cfg.pf == 2   ? "scales, zeros and x read from global memory"
     : cfg.pf == 1 ? "scales and zeros read from global memory"
                   : "nothing",
-    cfg.pf, cfg.nf);
+    cfg.pf, cfg.nf,
+    cfg.rsplit ? "every tile's code rows (plan: rsplit)" : "its tiles",
+    cfg.rsplit ? "true" : "false");
   lb_buf_puts(b, cfg.early
     ? "// Launched early (lb_op_overlap; `lowbit gen` writes the plain "
       "source, which differs\n// here only): the kernel before may still "

@@ -27,6 +27,8 @@
 typedef struct lb_gemv_cfg {
   int warps;    /* warps per block */
   int split;    /* warps sharing one 16-channel group's tiles */
+  int rsplit;   /* those warps split every tile's code rows instead (plan
+                ** knob; lazy words, no cluster) */
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
   int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */

@@ -85,9 +85,10 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
       snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
                c.warps * c.fold, c.split * c.fold);
     w = snprintf(text, len,
-                 "%d block(s) of %d warps, split %d, cluster %d%s, %d "
+                 "%d block(s) of %d warps, split %d%s, cluster %d%s, %d "
                  "stage(s)%s, x resident up to m = %d%s", c.grid, c.warps,
-                 c.split, c.cluster, fold, c.stages,
+                 c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
+                 fold, c.stages,
                  c.lazy ? " (lazy)" : "", c.xs_m,
                  c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);

@@ -193,6 +193,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   sr  a tile's scales and zeros copied into the ring with its words
 **   (1, where the rules find them not resident, many a tile and room for
 **   them; 0: read from global memory)
+**   rsplit  the split's warps take a part of every tile's code rows
+**   instead of every split-th tile (0, 1; lazy words only, no cluster;
+**   the rules' where K is one 1024-code tile and the blocks are few)
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM

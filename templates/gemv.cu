@@ -27,7 +27,8 @@
 //
 // Work split.  A warp owns 16 channels and a share of the tiles along K;
 // a block has LB_WARPS warps: LB_WARPS / SPLIT channel groups, each with
-// SPLIT warps that split its tiles and add their sums in shared memory.
+// SPLIT warps that split its tiles and add their sums in shared memory;
+// or, where K has a tile or two (LB_RSPLIT), split every tile's code rows.
 // ---------------------------------------------------------------------------
 
 // What the template needs of the prelude's layout, checked here.
@@ -112,7 +113,9 @@ static_assert(!LB_SRG ||
 constexpr int LB_LASTW =
     LB_K % LB_TILE == 0 ? LB_WORDS
                         : (LB_BITS * ((LB_K % LB_TILE + 31) / 32) + 31) / 32;
+// Q0 .. Q1 - 1: the words a warp reads (LB_RSPLIT: those of its code rows).
 
+template <int Q0 = 0, int Q1 = LB_WORDS>
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               const unsigned *const (&src)[4],
                                               unsigned off, int lane,
@@ -123,7 +126,7 @@ __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++)
-      if (q < LB_LASTW || !last)
+      if ((q < LB_LASTW || !last) && q >= Q0 && q < Q1)
         lb_cp16_once(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32,
                      pol);
 }
@@ -250,6 +253,12 @@ __device__ __forceinline__ void lb_load_x(lb_xchunk &c, const lb_act_t *xt,
   for (int r = 0; r < LB_XC; r++) c.v[r] = lb_xrow<XS>(xt, ch * LB_XC + r, left);
 }
 
+// A group's scales and zeros are needed at code row i: it starts a group,
+// or it is the first row of a warp's part of the tile (I0; LB_RSPLIT).
+__device__ __forceinline__ constexpr bool lb_gstart(int i, int i0) {
+  return lb_gfirst(lb_gslot(i)) == i || i == i0;
+}
+
 // Scales and zeros of the code rows of chunk ch that start a group (both
 // rows of the thread), in slot rr of the chunk; other slots stay unset.
 struct lb_schunk {
@@ -257,6 +266,7 @@ struct lb_schunk {
   lb_zero_t z[2][LB_XC];
 };
 
+template <int I0>
 __device__ __forceinline__ void lb_load_sch(lb_schunk &c,
                                             const lb_scale_t *const (&srow)[2],
                                             const lb_zero_t *const (&zrow)[2],
@@ -264,7 +274,7 @@ __device__ __forceinline__ void lb_load_sch(lb_schunk &c,
 #pragma unroll
   for (int rr = 0; rr < LB_XC; rr++) {
     const int i = ch * LB_XC + rr;
-    if (lb_gfirst(lb_gslot(i)) != i) continue;
+    if (!lb_gstart(i, I0)) continue;
     const int gi = lb_slot_index(tile, lb_gslot(i), lb_full(left));
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -397,14 +407,41 @@ __device__ __forceinline__ unsigned lb_wpair(unsigned p, int i, unsigned s2,
   return lb_w2(p, c, s2, b2);
 }
 
-template <int SPLIT, int STAGES, bool XS>
+// Code-row split (LB_RSPLIT): where K has a tile or two, a warp's tiles
+// are one long chain of math (1024 x 256, 5-bit codes: 16 warps, 32 code
+// rows each); the SPLIT warps of a channel group then take a part of
+// every tile's code rows each: warp PART the chunks C0 .. C1 - 1 (code
+// rows I0 .. I1 - 1), copying only the words those read (Q0 .. Q1 - 1).
+// Each part is its own instance of the kernel (lb_gemv_run), so that its
+// rows stay compile-time constants: the unrolled loop and its register
+// indexing are the whole tile's.  Elsewhere a warp takes the whole tile.
+template <int SPLIT, int PART>
+struct lb_part {
+  static constexpr int NCH = LB_RSPLIT ? LB_NCH / SPLIT : LB_NCH;
+  static constexpr int C0 = LB_RSPLIT ? PART * NCH : 0, C1 = C0 + NCH;
+  static constexpr int I0 = C0 * LB_XC, I1 = C1 * LB_XC;
+  // (lb_a_ring reads a code row's first word and the next)
+  static constexpr int Q0 = LB_BITS * I0 / 32;
+  static constexpr int Q1 = LB_BITS * (I1 - 1) / 32 + 2 < LB_WORDS
+                                ? LB_BITS * (I1 - 1) / 32 + 2
+                                : LB_WORDS;
+};
+static_assert(!LB_RSPLIT || (LB_LAZY && LB_CLUSTER == 1 &&
+                             LB_NCH % LB_SPLIT == 0),
+              "a code-row split: lazy words, no cluster, whole chunks a part");
+
+// The SPLIT parts' sums meet here: one array for every instance.
+__shared__ float lb_red[LB_WARPS][4 * LB_NF][32];
+
+template <int SPLIT, int STAGES, bool XS, int PART>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
     const lb_scale_t *__restrict__ sc, const lb_zero_t *__restrict__ zr,
     const lb_out_t *__restrict__ bias, lb_out_t *__restrict__ y, int m,
     int early) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
-  __shared__ float red[LB_WARPS][4 * LB_NF][32];
+  using P = lb_part<SPLIT, PART>;
+  float (&red)[LB_WARPS][4 * LB_NF][32] = lb_red;
   extern __shared__ __align__(16) lb_u4 lb_smem[];
 
   lb_let_next();   // the next kernel may start its weights' copies
@@ -413,9 +450,10 @@ __device__ __forceinline__ void lb_gemv(
   const int grp = warp / SPLIT, part = warp % SPLIT;
   // A cluster's blocks share the channel groups of block cb and split K:
   // warp `part` of block `rank` takes tiles first, first + STEP, ...
+  // (LB_RSPLIT: every tile, its part of the code rows)
   const int cb = blockIdx.x / LB_CLUSTER, rank = blockIdx.x % LB_CLUSTER;
-  const int first = rank * SPLIT + part;
-  constexpr int STEP = SPLIT * LB_CLUSTER;
+  const int first = LB_RSPLIT ? rank : rank * SPLIT + part;
+  constexpr int STEP = LB_RSPLIT ? LB_CLUSTER : SPLIT * LB_CLUSTER;
   const int g = lane >> 2, t = lane & 3;
   constexpr int tiles = (LB_K + LB_TILE - 1) / LB_TILE;
   constexpr int roww = tiles * 32 * LB_WORDS;  // words per channel
@@ -522,7 +560,7 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
   for (int st = 0; st < STAGES; st++) {
     if (first + st * STEP < tiles) {
-      lb_issue_tile(ring, st, csrc, ahead_off, lane,
+      lb_issue_tile<P::Q0, P::Q1>(ring, st, csrc, ahead_off, lane,
                     first + st * STEP == tiles - 1, once);
       lb_issue_sg(ring, st, sc, zr, row0, first + st * STEP, lane);
       lb_pf_s(sc, zr, row0, first + st * STEP, lane);
@@ -563,11 +601,12 @@ __device__ __forceinline__ void lb_gemv(
 #pragma unroll
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], first, lb_full(left));
-    if (LB_SCH) lb_load_sch(sb[0], srow, zrow, first, 0, left);
+    if (LB_SCH)
+      lb_load_sch<P::I0>(sb[P::C0 & 1], srow, zrow, first, P::C0, left);
     if (!XS)
 #pragma unroll
       for (int f = 0; f < LB_NF; f++)
-        lb_load_x<XS>(xb[f][0], xt + dx[f], 0, left);
+        lb_load_x<XS>(xb[f][P::C0 & 1], xt + dx[f], P::C0, left);
   }
   int stage = 0;
   // The stage just read takes the tile STAGES ahead, so STAGES tiles
@@ -576,7 +615,8 @@ __device__ __forceinline__ void lb_gemv(
     __syncwarp();
     const int ahead = tile + STAGES * STEP;
     if (ahead < tiles) {
-      lb_issue_tile(ring, stage, csrc, ahead_off, lane, ahead == tiles - 1,
+      lb_issue_tile<P::Q0, P::Q1>(ring, stage, csrc, ahead_off, lane,
+                                  ahead == tiles - 1,
                     once);
       lb_issue_sg(ring, stage, sc, zr, row0, ahead, lane);
       lb_pf_s(sc, zr, row0, ahead, lane);
@@ -617,17 +657,17 @@ __device__ __forceinline__ void lb_gemv(
       for (int r = 0; r < 2; r++)
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
 #pragma unroll
-    for (int ch = 0; ch < LB_NCH; ch++) {
+    for (int ch = P::C0; ch < P::C1; ch++) {
 #pragma unroll
       for (int f = 0; f < LB_NF; f++)
-        if (!XS && ch + 1 < LB_NCH)
+        if (!XS && ch + 1 < P::C1)
           lb_load_x<XS>(xb[f][(ch + 1) & 1], xt + dx[f], ch + 1, left);
         else if (!XS && next < tiles)
-          lb_load_x<XS>(xb[f][(ch + 1) & 1], xnext + dx[f], 0, lnext);
-      if (LB_SCH && ch + 1 < LB_NCH)
-        lb_load_sch(sb[(ch + 1) & 1], srow, zrow, tile, ch + 1, left);
+          lb_load_x<XS>(xb[f][(ch + 1) & 1], xnext + dx[f], P::C0, lnext);
+      if (LB_SCH && ch + 1 < P::C1)
+        lb_load_sch<P::I0>(sb[(ch + 1) & 1], srow, zrow, tile, ch + 1, left);
       else if (LB_SCH && next < tiles)
-        lb_load_sch(sb[(ch + 1) & 1], srow, zrow, next, 0, lnext);
+        lb_load_sch<P::I0>(sb[(ch + 1) & 1], srow, zrow, next, P::C0, lnext);
 #pragma unroll
       for (int rr = 0; rr < LB_XC; rr++) {
         const int i = ch * LB_XC + rr;
@@ -639,7 +679,7 @@ __device__ __forceinline__ void lb_gemv(
           xv[f] = XS ? lb_xrow<XS>(xt + dx[f], i, left) : xb[f][ch & 1].v[rr];
         // A group starts at this row.  (Ring slots past K were not
         // copied: their rows keep the last group's, and add nothing.)
-        if (lb_gfirst(lb_gslot(i)) == i &&
+        if (lb_gstart(i, P::I0) &&
             (!LB_SRG || lb_full(left) || 32 * i < left)) {
           const int j = lb_gslot(i);
           const int gi = lb_slot_index(tile, j, lb_full(left));
@@ -693,16 +733,16 @@ __device__ __forceinline__ void lb_gemv(
         // fold at every tile's end too: the sums hold base * sum x, which
         // the fold cancels, and over all of K they would lose the bits of
         // a small result (f32 has 24).
-        const bool last = i + 1 == LB_CODES ||
+        const bool last = i + 1 == P::I1 ||
                           lb_gfirst(lb_gslot(i + 1)) == i + 1;
         if (last && !LB_DQB) lb_fold(yacc, aw[0], ax, S, C);
       }
     }
     if (LB_LAZY) refill(tile);   // the math is done with this stage
-    if (!XS && (LB_NCH & 1))  // odd chunk count: next tile's
+    if (!XS && (P::NCH & 1))  // odd chunk count: next tile's
 #pragma unroll
-      for (int f = 0; f < LB_NF; f++) xb[f][0] = xb[f][1];
-    if (LB_SCH && (LB_NCH & 1)) sb[0] = sb[1];
+      for (int f = 0; f < LB_NF; f++) xb[f][P::C0 & 1] = xb[f][P::C1 & 1];
+    if (LB_SCH && (P::NCH & 1)) sb[P::C0 & 1] = sb[P::C1 & 1];
     xt = xnext;
     left = lnext;
   }
@@ -747,4 +787,18 @@ __device__ __forceinline__ void lb_gemv(
     if ((NFULL || c < LB_N) && mr < m)
       y[mr * LB_N + c] = lb_out_from_f32(lb_epilogue(yacc[j], bias, c));
   }
+}
+
+// The kernel of warp `part`'s instance (LB_RSPLIT; else the one kernel).
+template <int SPLIT, int STAGES, bool XS, int PART = 0>
+__device__ __forceinline__ void lb_gemv_run(
+    const lb_act_t *x, const unsigned *wq, const lb_scale_t *sc,
+    const lb_zero_t *zr, const lb_out_t *bias, lb_out_t *y, int m, int early) {
+  if constexpr (LB_RSPLIT && PART + 1 < SPLIT)
+    if ((int)(threadIdx.x >> 5) % SPLIT != PART) {
+      lb_gemv_run<SPLIT, STAGES, XS, PART + 1>(x, wq, sc, zr, bias, y, m,
+                                                early);
+      return;
+    }
+  lb_gemv<SPLIT, STAGES, XS, PART>(x, wq, sc, zr, bias, y, m, early);
 }

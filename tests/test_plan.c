@@ -95,6 +95,16 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   CHECK(c.zring % 16 == 0 && (c.zring == 0 || c.sring > 0),
         "%s n=%d k=%d: ring zeros in rows of %d bytes (scales' %d)", name, n,
         k, c.zring, c.sring);
+  /* a code-row split: lazy words, no cluster, whole chunks of code rows
+  ** (4 rows, 2 with two fragments) for each of the split's warps */
+  {
+    const int xc = lay.codes < 4 ? lay.codes : 4 / c.nf;
+    CHECK(!c.rsplit || (c.lazy && c.split > 1 && c.cluster == 1 &&
+                        c.fold == 1 && lay.codes / xc % c.split == 0),
+          "%s n=%d k=%d: a code-row split over %d warps (lazy %d, cluster "
+          "%d, fold %d, %d code rows)", name, n, k, c.split, c.lazy,
+          c.cluster, c.fold, lay.codes);
+  }
 }
 
 static void check_plan(const lb_recipe *r, const char *name, int n, int k,
@@ -430,8 +440,10 @@ static void check_mixed_slots(void) {
 
 /* 5-bit codes, group 32, K = 1024 (one tile): blocks of 2 warps where the
 ** blocks are few, which also leaves the ring room for resident scales
-** (4 warps: 82 KB of ring, and the scales came from global memory), and
-** blocks of 4 at K = 16384 (16 tiles), where 2 measured slower. */
+** (4 warps: 82 KB of ring, and the scales came from global memory), each
+** warp half of the tile's code rows (rsplit), and blocks of 4 at K =
+** 16384 (16 tiles), where 2 measured slower.  The code-row split only
+** with one tile and few blocks, and only where the template has it. */
 static void check_short_k(void) {
   static const char text[] =
       "name \"w5g32\"\nactivations \"bf16\"\n"
@@ -442,11 +454,56 @@ static void check_short_k(void) {
   lb_gemv_cfg c;
   if ((r = load("w5g32.lua", text)) == NULL) return;
   CHECK(gemv_at(r, "w5g32", 256, 1024, &c) && c.warps == 2 &&
-            c.grid == 8 && c.srowb > 0,
-        "w5g32 256 x 1024: %d blocks of %d warps, resident rows %d; not 8 "
-        "of 2, resident", c.grid, c.warps, c.srowb);
-  CHECK(gemv_at(r, "w5g32", 1024, 16384, &c) && c.warps == 4,
-        "w5g32 1024 x 16384: blocks of %d warps, not 4", c.warps);
+            c.split == 2 && c.rsplit && c.grid == 16 && c.srowb > 0,
+        "w5g32 256 x 1024: %d blocks of %d warps, split %d, rsplit %d, "
+        "resident rows %d; not 16 of 2, split 2, rsplit, resident", c.grid,
+        c.warps, c.split, c.rsplit, c.srowb);
+  CHECK(gemv_at(r, "w5g32", 1024, 16384, &c) && c.warps == 4 && !c.rsplit,
+        "w5g32 1024 x 16384: blocks of %d warps (rsplit %d), not 4", c.warps,
+        c.rsplit);
+  CHECK(gemv_at(r, "w5g32", 512, 2048, &c) && !c.rsplit,
+        "w5g32 512 x 2048 (two tiles): a code-row split");
+  CHECK(gemv_at(r, "w5g32", 4096, 1024, &c) && !c.rsplit,
+        "w5g32 4096 x 1024 (256 blocks): a code-row split");
+  {
+    /* knobs: kept where the template has it (the cluster dropped), else
+    ** dropped; cut to whole chunks a warp (6-bit codes: 16 code rows, 4
+    ** chunks, so no more than 4 parts) */
+    static const char w6[] =
+        "name \"w6\"\nactivations \"f16\"\nweights { bits = 6 }\n"
+        "scales { group = 128 }\ndequant \"q * s\"\n";
+    static const char w4[] =
+        "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
+        "scales { group = 128 }\ndequant \"q * s\"\n";
+    lb_recipe *r6 = load("w6.lua", w6), *r4 = load("w4.lua", w4);
+    struct {
+      const lb_recipe *r;
+      int n, k;
+      const char *plan;
+      int rsplit, split, cluster;   /* (cluster -1: the rules') */
+    } kc[] = {{r, 48, 16384, "rsplit=1,cluster=4,warps=4,split=4", 1, 4, 1},
+              {r, 256, 1024, "rsplit=1,split=1", 0, 1, -1},
+              {r4, 256, 4096, "rsplit=1,warps=4,split=4", 0, 4, -1},
+              {r6, 256, 4096, "rsplit=1,warps=8,split=8", 1, 4, 1}};
+    size_t i;
+    for (i = 0; i < sizeof kc / sizeof kc[0]; i++) {
+      if (kc[i].r == NULL) continue;
+      if (lb_plan_gemv(kc[i].r, kc[i].n, kc[i].k, 1, 132, kc[i].plan, "test",
+                       &c) != LB_OK) {
+        CHECK(0, "%s: %s", kc[i].plan, lb_errmsg());
+        continue;
+      }
+      CHECK(c.rsplit == kc[i].rsplit && c.split == kc[i].split &&
+                (kc[i].cluster < 0 || c.cluster == kc[i].cluster),
+            "%s: rsplit %d, split %d, cluster %d; not %d, %d, %d",
+            kc[i].plan, c.rsplit, c.split, c.cluster, kc[i].rsplit,
+            kc[i].split, kc[i].cluster);
+      check_plan_with(kc[i].r, "rsplit", kc[i].n, kc[i].k, 1, 132,
+                      kc[i].plan);
+    }
+    lb_recipe_free(r6);
+    lb_recipe_free(r4);
+  }
   lb_recipe_free(r);
 }
 

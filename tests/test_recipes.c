@@ -143,6 +143,26 @@ static void one(const char *path) {
   }
   if (a) compile_archs(a, 1, NULL);
   {
+    /* K of one tile, few channel groups (1024 x 256): where the rules
+    ** split each tile's code rows over a group's warps (3-, 5- and 7-bit
+    ** codes), the kernel of one instance a part, compiled for each arch */
+    char *sk = NULL;
+    lb_gemv_cfg c;
+    CHECK(lb_gen_gemv(r, 256, 1024, 1, 132, NULL, "test", 0, &c, &sk) ==
+              LB_OK,
+          "gen 1024 x 256: %s", lb_errmsg());
+    if (sk) {
+      CHECK((strstr(sk, "constexpr bool LB_RSPLIT = true;") != NULL) ==
+                (c.rsplit != 0),
+            "1024 x 256: the source's LB_RSPLIT is not the plan's (%d)",
+            c.rsplit);
+      compile_archs(sk, 1, NULL);
+      printf("  GEMV 1024 x 256%s: sm_80/86/89/90 without warnings or "
+             "spills\n", c.rsplit ? " (a tile's code rows split)" : "");
+    }
+    free(sk);
+  }
+  {
     /* The GEMVs lb_op_overlap makes (sm_90, launched early: x by plain
     ** loads), wide and narrow (clusters): the plain source but for
     ** LB_EARLY, compiled without warnings or spills. */

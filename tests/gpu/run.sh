@@ -156,7 +156,9 @@ fi
 # with the activations by TMA, by the rule), M = 300 in two launches
 # (lb_op_tail on sm_90's 256-row tiles: 256 rows, then 44 on their own),
 # M = 200 (161..256: one partial 256-row tile on sm_90, 8-bit codes) and
-# M = 352 at N = 14336 (257..384 on 128-row tiles there).  Each case then
+# M = 352 at N = 14336 (257..384 on 128-row tiles there), and 3-bit codes
+# at K = 1024, N = 256 (each tile's code rows split over a channel group's
+# two warps, rsplit, with M = 5).  Each case then
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
@@ -174,7 +176,8 @@ if room 60 sanitizer; then
          "$root/recipes/a16w2_g64.lua 40 1000 2048"
          "$root/recipes/a16w4_g128.lua 300 1000 512"
          "$root/recipes/a16w8_channel.lua 200 1000 512"
-         "$root/recipes/a16w4_g128.lua 352 14336 256")
+         "$root/recipes/a16w4_g128.lua 352 14336 256"
+         "$root/recipes/a16w3_g128.lua 5 256 1024")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
