@@ -433,6 +433,17 @@ static_assert(!LB_RSPLIT || (LB_LAZY && LB_CLUSTER == 1 &&
 // The SPLIT parts' sums meet here: one array for every instance.
 __shared__ float lb_red[LB_WARPS][4 * LB_NF][32];
 
+// The block's barrier.  A code-row split's parts reach it from their own
+// instances of the kernel, at different instructions, which __syncthreads
+// (barrier.sync.aligned) does not allow (compute-sanitizer's synccheck:
+// "divergent thread(s) in block"); the barrier without .aligned does.
+__device__ __forceinline__ void lb_sync_block() {
+  if constexpr (LB_RSPLIT)
+    asm volatile("barrier.sync 0;" ::: "memory");
+  else
+    __syncthreads();
+}
+
 template <int SPLIT, int STAGES, bool XS, int PART>
 __device__ __forceinline__ void lb_gemv(
     const lb_act_t *__restrict__ x, const unsigned *__restrict__ wq,
@@ -592,7 +603,7 @@ __device__ __forceinline__ void lb_gemv(
       lb_cp_wait<0>();
     else
       lb_cp_wait<STAGES>();
-    __syncthreads();
+    lb_sync_block();
   }
   // Scales and activations in registers, a tile or a chunk ahead, only
   // where they come from global memory.
@@ -758,7 +769,7 @@ __device__ __forceinline__ void lb_gemv(
   if (SPLIT > 1) {
 #pragma unroll
     for (int j = 0; j < 4 * LB_NF; j++) red[warp][j][lane] = yacc[j];
-    __syncthreads();
+    lb_sync_block();
     if (part == 0)
 #pragma unroll
       for (int p = 1; p < SPLIT; p++)
