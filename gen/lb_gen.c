@@ -395,12 +395,12 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** at most half the SMs: the group's two warps take half of the tile's
   ** code rows each (rsplit; the template's lb_part).  H100, `lowbit bench
   ** --m 1,8 --iters 50` of warps=2,split=2,rsplit=1 against the rules in
-  ** one device call (2026-11-28), eight 3-, 5- and 7-bit recipes, 1024 x
-  ** 256: 3 to 10% faster on all 16 rows (5-bit group 32: 7.7 / 7.9 ->
+  ** one device call (2026-11-28), seven 3-, 5- and 7-bit recipes, 1024 x
+  ** 256: 3 to 10% faster on all 14 rows (5-bit group 32: 7.7 / 7.9 ->
   ** 7.1 / 7.3 us, cuBLAS 7.4 / 7.3; 7-bit group 32 7.4 / 7.7 -> 6.8 /
-  ** 6.9).  Not with two tiles (2048 x 512: up to 11% slower at M = 1) nor
+  ** 6.9).  Not with two tiles (2048 x 512: up to 8% slower) nor
   ** where the blocks outnumber the SMs (1024 x 4096, 256 groups: -6 to
-  ** +6%); four parts (blocks of 4 warps) were no faster than two.  The
+  ** +8%); four parts (blocks of 4 warps) were no faster than two.  The
   ** two-fragment GEMV (9..16 rows) was not measured with it. */
   if (cfg->lazy && lay.codes == 32 && tiles == 1 && cfg->cluster == 1 &&
       m <= LB_MAX_M && groups * 2 <= sms) {

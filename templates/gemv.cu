@@ -28,7 +28,7 @@
 // Work split.  A warp owns 16 channels and a share of the tiles along K;
 // a block has LB_WARPS warps: LB_WARPS / SPLIT channel groups, each with
 // SPLIT warps that split its tiles and add their sums in shared memory;
-// or, where K has a tile or two (LB_RSPLIT), split every tile's code rows.
+// or, where K has few tiles (LB_RSPLIT), split every tile's code rows.
 // ---------------------------------------------------------------------------
 
 // What the template needs of the prelude's layout, checked here.
@@ -407,7 +407,7 @@ __device__ __forceinline__ unsigned lb_wpair(unsigned p, int i, unsigned s2,
   return lb_w2(p, c, s2, b2);
 }
 
-// Code-row split (LB_RSPLIT): where K has a tile or two, a warp's tiles
+// Code-row split (LB_RSPLIT): where K has few tiles, a warp's tiles
 // are one long chain of math (1024 x 256, 5-bit codes: 16 warps, 32 code
 // rows each); the SPLIT warps of a channel group then take a part of
 // every tile's code rows each: warp PART the chunks C0 .. C1 - 1 (code
@@ -572,7 +572,7 @@ __device__ __forceinline__ void lb_gemv(
   for (int st = 0; st < STAGES; st++) {
     if (first + st * STEP < tiles) {
       lb_issue_tile<P::Q0, P::Q1>(ring, st, csrc, ahead_off, lane,
-                    first + st * STEP == tiles - 1, once);
+                                  first + st * STEP == tiles - 1, once);
       lb_issue_sg(ring, st, sc, zr, row0, first + st * STEP, lane);
       lb_pf_s(sc, zr, row0, first + st * STEP, lane);
       if (!early && grp == 0) lb_pf_x<XS>(x, m, first + st * STEP, lane);
