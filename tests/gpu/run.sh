@@ -294,17 +294,20 @@ fi
 # Narrow, small and odd-width layers (N 16..16384, K 256..16384); last, and
 # with 30 iterations (at 50 they took 150 s of a 547 s run; 16384 x 16384,
 # whose float64 references took about 40 s of it, left out since the
-# crossover and convert-speed steps came in).
+# crossover and convert-speed steps came in; 1024 x 4096 since 2026-11-28,
+# where a16w7_g32 ran 0.98x cuBLAS at M = 8).
 if room 120 "bench-narrow"; then
   "$build/lowbit" bench "$root"/recipes/*.lua "$root"/bench/recipes/*.lua --m 1,8 --iters 30 \
-    --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,4096x1024,16384x1024 \
+    --shapes 16384x16,8192x48,16384x48,256x1024,256x16384,1024x256,1024x4096,4096x1024,16384x1024 \
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
 fi
 # The pairwise sweep's recipes (test_sweep --write) against cuBLAS at M = 1
 # and 8, narrow to wide (K a multiple of every group the sweep has), in two
 # halves (lowbit bench takes 32 recipes at most); the slowest row is in the
-# summary.
+# summary.  (It took 326 s with four shapes, 2026-11-28; 1024 x 4096, where
+# 5-bit group 32 ran 0.89x cuBLAS at M = 8, came after: run it in a call of
+# its own.)
 if room 160 "bench-sweep"; then
   rm -rf "$build/sweep-recipes" && mkdir -p "$build/sweep-recipes" &&
     "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
@@ -314,7 +317,7 @@ if room 160 "bench-sweep"; then
   for lo in 0 "$half"; do
     [ "$lo" -lt "${#sw[@]}" ] || continue
     "$build/lowbit" bench "${sw[@]:$lo:$half}" --m 1,8 --iters 30 \
-      --shapes 16384x48,1024x256,16384x1024,8192x8192 >>"$out/bench-sweep.log" 2>&1 ||
+      --shapes 16384x48,1024x256,1024x4096,16384x1024,8192x8192 >>"$out/bench-sweep.log" 2>&1 ||
       bench_rc=1
   done
   lap "bench sweep"
