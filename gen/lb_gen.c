@@ -80,12 +80,6 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   while (cfg->warps > 1 && cfg->warps * cfg->stages * stage > LB_RING_KB * 1024)
     cfg->warps /= 2;
   if (cfg->split > cfg->warps) cfg->split = cfg->warps;
-  /* a code-row split: the template's (lazy words, no cluster), and a
-  ** split of one is none */
-  if (cfg->rsplit) {
-    if (!cfg->lazy || cfg->split == 1) cfg->rsplit = 0;
-    else cfg->cluster = cfg->fold = 1;
-  }
 }
 
 /* Before sm_90 a cluster's fold blocks run as one block: it must divide
@@ -418,17 +412,18 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
   }
-  /* a code-row split gives each warp whole chunks of code rows (LB_XC
-  ** rows: 4, 2 with two fragments; the template's invariant) */
+  /* A code-row split as the template has it (lb_part): lazy words, no
+  ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
+  ** two fragments); a split of one is none. */
   if (cfg->rsplit) {
     const int xc = lay.codes < 4 ? lay.codes : 4 / (m > LB_MAX_M ? 2 : 1);
-    while (cfg->split > 1 && lay.codes / xc % cfg->split != 0)
+    while (cfg->lazy && cfg->split > 1 && lay.codes / xc % cfg->split != 0)
       cfg->split /= 2;
-    if (cfg->split == 1) cfg->rsplit = 0;
+    if (!cfg->lazy || cfg->split == 1) cfg->rsplit = 0;
+    else cfg->cluster = cfg->fold = 1;
   }
   /* a cluster's warps each need a tile of K (the template's invariant) */
-  while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles &&
-         !cfg->rsplit)
+  while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
     cfg->cluster /= 2;
   fold_fit(cfg, stage);
   /* A warp with one tile refills nothing: one stage, half the shared

@@ -367,12 +367,13 @@ static void check_knob_r(void) {
   lb_recipe_free(r);
 }
 
-/* The rules' GEMV plan of r at n x k (one row, 132 SMs) into *c, with
-** check_plan_with's invariants there; 0 if it does not plan. */
+/* The GEMV plan of r at n x k (one row, 132 SMs) with plan's knobs (NULL:
+** the rules') into *c, with check_plan_with's invariants there (which
+** fail where it does not generate); 0 if it does not plan. */
 static int gemv_at(const lb_recipe *r, const char *name, int n, int k,
-                   lb_gemv_cfg *c) {
-  check_plan_with(r, name, n, k, 1, 132, NULL);
-  return lb_plan_gemv(r, n, k, 1, 132, NULL, "test", c) == LB_OK;
+                   const char *plan, lb_gemv_cfg *c) {
+  check_plan_with(r, name, n, k, 1, 132, plan);
+  return lb_plan_gemv(r, n, k, 1, 132, plan, "test", c) == LB_OK;
 }
 
 /* Scales and zeros travel in the ring where a tile meets many group slots
@@ -394,7 +395,7 @@ static void check_ring_scales(void) {
     static const int shp[3][3] = {{16384, 256, 1}, {256, 1024, 2}, {48, 8192, 2}};
     for (i = 0; i < 3; i++) {
       lb_gemv_cfg c;
-      CHECK(gemv_at(r, "w7", shp[i][0], shp[i][1], &c) &&
+      CHECK(gemv_at(r, "w7", shp[i][0], shp[i][1], NULL, &c) &&
                 c.stages == shp[i][2],
             "w7 %d x %d: %d stage(s), not %d", shp[i][1], shp[i][0], c.stages,
             shp[i][2]);
@@ -402,14 +403,10 @@ static void check_ring_scales(void) {
   }
   for (i = 0; i < 3; i++) {
     lb_gemv_cfg c;
-    if (lb_plan_gemv(r, 1024, 16384, 1, 132, plans[i], "test", &c) != LB_OK) {
-      CHECK(0, "w7 %s: %s", plans[i] ? plans[i] : "rules", lb_errmsg());
-      continue;
-    }
-    CHECK((c.sring > 0) == (i == 0) && c.sr == (c.sring > 0),
+    CHECK(gemv_at(r, "w7", 1024, 16384, plans[i], &c) &&
+              (c.sring > 0) == (i == 0) && c.sr == (c.sring > 0),
           "w7 1024 x 16384 %s: ring scales in rows of %d bytes",
           plans[i] ? plans[i] : "rules", c.sring);
-    check_plan_with(r, "w7", 1024, 16384, 1, 132, plans[i]);
   }
   lb_recipe_free(r);
 }
@@ -427,12 +424,12 @@ static void check_mixed_slots(void) {
   lb_gemv_cfg c;
   if ((r = load("w7z32.lua", text)) == NULL) return;
   /* 32 slots a tile: 64 bytes of f16 scales, 128 of f32 zeros, each + 16 */
-  CHECK(gemv_at(r, "w7z32", 1024, 16384, &c) && c.sring == 80 &&
+  CHECK(gemv_at(r, "w7z32", 1024, 16384, NULL, &c) && c.sring == 80 &&
             c.zring == 144,
         "w7z32 1024 x 16384: ring rows of %d and %d bytes, not 80 and 144",
         c.sring, c.zring);
   /* 256 x 1024: 32 groups, rows of 128 bytes (the f32 zeros') + 16 */
-  CHECK(gemv_at(r, "w7z32", 256, 1024, &c) && c.srowb == 144 &&
+  CHECK(gemv_at(r, "w7z32", 256, 1024, NULL, &c) && c.srowb == 144 &&
             c.sring == 0,
         "w7z32 256 x 1024: resident rows of %d bytes, not 144", c.srowb);
   lb_recipe_free(r);
@@ -453,17 +450,18 @@ static void check_short_k(void) {
   lb_recipe *r = NULL;
   lb_gemv_cfg c;
   if ((r = load("w5g32.lua", text)) == NULL) return;
-  CHECK(gemv_at(r, "w5g32", 256, 1024, &c) && c.warps == 2 &&
+  CHECK(gemv_at(r, "w5g32", 256, 1024, NULL, &c) && c.warps == 2 &&
             c.split == 2 && c.rsplit && c.grid == 16 && c.srowb > 0,
         "w5g32 256 x 1024: %d blocks of %d warps, split %d, rsplit %d, "
         "resident rows %d; not 16 of 2, split 2, rsplit, resident", c.grid,
         c.warps, c.split, c.rsplit, c.srowb);
-  CHECK(gemv_at(r, "w5g32", 1024, 16384, &c) && c.warps == 4 && !c.rsplit,
+  CHECK(gemv_at(r, "w5g32", 1024, 16384, NULL, &c) && c.warps == 4 &&
+            !c.rsplit,
         "w5g32 1024 x 16384: blocks of %d warps (rsplit %d), not 4", c.warps,
         c.rsplit);
-  CHECK(gemv_at(r, "w5g32", 512, 2048, &c) && !c.rsplit,
+  CHECK(gemv_at(r, "w5g32", 512, 2048, NULL, &c) && !c.rsplit,
         "w5g32 512 x 2048 (two tiles): a code-row split");
-  CHECK(gemv_at(r, "w5g32", 4096, 1024, &c) && !c.rsplit,
+  CHECK(gemv_at(r, "w5g32", 4096, 1024, NULL, &c) && !c.rsplit,
         "w5g32 4096 x 1024 (256 blocks): a code-row split");
   {
     /* knobs: kept where the template has it (the cluster dropped), else
@@ -488,18 +486,12 @@ static void check_short_k(void) {
     size_t i;
     for (i = 0; i < sizeof kc / sizeof kc[0]; i++) {
       if (kc[i].r == NULL) continue;
-      if (lb_plan_gemv(kc[i].r, kc[i].n, kc[i].k, 1, 132, kc[i].plan, "test",
-                       &c) != LB_OK) {
-        CHECK(0, "%s: %s", kc[i].plan, lb_errmsg());
-        continue;
-      }
-      CHECK(c.rsplit == kc[i].rsplit && c.split == kc[i].split &&
+      CHECK(gemv_at(kc[i].r, "rsplit", kc[i].n, kc[i].k, kc[i].plan, &c) &&
+                c.rsplit == kc[i].rsplit && c.split == kc[i].split &&
                 (kc[i].cluster < 0 || c.cluster == kc[i].cluster),
             "%s: rsplit %d, split %d, cluster %d; not %d, %d, %d",
             kc[i].plan, c.rsplit, c.split, c.cluster, kc[i].rsplit,
             kc[i].split, kc[i].cluster);
-      check_plan_with(kc[i].r, "rsplit", kc[i].n, kc[i].k, 1, 132,
-                      kc[i].plan);
     }
     lb_recipe_free(r6);
     lb_recipe_free(r4);
