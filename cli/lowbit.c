@@ -355,8 +355,8 @@ static int cmd_compile(const args *a) {
       continue;
     }
     if (a->plan)   /* lb_describe speaks of the rules' plan */
-      printf("%s m=%d: gemm, the plan \"%s\"\n", lb_recipe_name(r), ms[j],
-             a->plan);
+      printf("%s m=%d: %s, the plan \"%s\"\n", lb_recipe_name(r), ms[j],
+             d.kind, a->plan);
     else
       printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared "
              "memory (%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind,

@@ -40,7 +40,7 @@ static const lb_knob knob[] = {
     ** to tune: never tried */
     {"fold", 1, 8, 1, 0, {0}},
     {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}},
-    {"rsplit", 0, 1, 0, 2, {0, 1}}};
+    {"rsplit", 0, 1, 0, 2, {0, 1}},    {"ph", 1, 4, 1, 3, {1, 2, 4}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -67,6 +67,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[9] >= 0) cfg->pf = v[9];
   if (v[10] >= 0) cfg->sr = v[10];
   if (v[11] >= 0) cfg->rsplit = v[11];
+  if (v[12] >= 0) cfg->ph = v[12];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the rules' warps leave room for
   ** two; plan() keeps one where a warp has one tile) */
@@ -105,6 +106,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[9] = c->pf;
   v[10] = c->sring > 0;
   v[11] = c->rsplit;
+  v[12] = c->ph;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -229,6 +231,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
   memset(cfg, 0, sizeof *cfg);
+  cfg->ph = 1;
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
   /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
@@ -401,6 +404,18 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     cfg->warps = cfg->split = 2;
     cfg->rsplit = 1;
   }
+  /* 7-bit codes where a warp has one tile (applied below, where a plan
+  ** gives a warp one tile of K at most): the tile in four copies, the
+  ** math starting on the first (the template's phases).  H200, `lowbit
+  ** bench --m 1,8 --iters 30`, ph=4 against the rules in one device call
+  ** (2026-11-28): a16w7_g32 2048 x 4096 9.5 / 9.6 -> 8.5 / 9.3 us, 1024 x
+  ** 4096 8.1 / 8.5 -> 7.7 / 8.3; 7-bit group 32 with f32 zeros 9.6 / 9.8
+  ** -> 9.0 / 9.8 and 8.4 / 8.8 -> 8.1 / 8.6; at 1024 x 256 (the code-row
+  ** split) 0 to 0.2 us faster.  3-, 5- and 6-bit codes moved by -0.5 to
+  ** +0.2 us (5-bit group 32 at 1024 x 4096, M = 8: 8.9 -> 9.1): not
+  ** there.  Not for a tile that K does not fill (K < 1024: only its first
+  ** words are copied at all). */
+  if (lay.bits == 7 && k >= lay.tile) cfg->ph = 4;
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
@@ -426,6 +441,17 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
     cfg->cluster /= 2;
   fold_fit(cfg, stage);
+  /* Phases as the template has them: lazy words, a tile at most a warp,
+  ** whole chunks of code rows a phase (LB_XC, as above). */
+  {
+    const int xc = lay.codes < 4 ? lay.codes : 4 / (m > LB_MAX_M ? 2 : 1);
+    const int chunks = lay.codes / xc / (cfg->rsplit ? cfg->split : 1);
+    /* (tiles a warp: its step through K, before sm_90 the folded
+    ** block's, which the cluster's on sm_90 is at least) */
+    const int step = (cfg->rsplit ? 1 : cfg->split) * cfg->fold;
+    while (cfg->ph > 1 && chunks % cfg->ph != 0) cfg->ph /= 2;
+    if (!cfg->lazy || tiles > step) cfg->ph = 1;
+  }
   /* A warp with one tile refills nothing: one stage, half the shared
   ** memory of two, where the blocks outnumber the SMs.  H100, a16w7_g32
   ** at 256 x 16384 (K a quarter of a tile): blocks of 2 warps and two
@@ -537,7 +563,10 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "before the MMA).\n"
     "constexpr int LB_NF = %d;\n"
     "// A channel group's LB_SPLIT warps split %s.\n"
-    "constexpr bool LB_RSPLIT = %s;\n\n",
+    "constexpr bool LB_RSPLIT = %s;\n"
+    "// Copy groups a warp's only tile comes in, its math starting as the "
+    "first lands\n// (plan: ph; 1: one group).\n"
+    "constexpr int LB_PH = %d;\n\n",
     cfg.srowb, cfg.xrowb,
     cfg.lazy ? "read from the ring where they are used (wide codes)"
              : "read from the ring into registers a tile at a time",
@@ -551,7 +580,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
                   : "nothing",
     cfg.pf, cfg.nf,
     cfg.rsplit ? "every tile's code rows (plan: rsplit)" : "its tiles",
-    cfg.rsplit ? "true" : "false");
+    cfg.rsplit ? "true" : "false", cfg.ph);
   lb_buf_puts(b, cfg.early
     ? "// Launched early (lb_op_overlap; `lowbit gen` writes the plain "
       "source, which differs\n// here only): the kernel before may still "

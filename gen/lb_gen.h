@@ -29,6 +29,9 @@ typedef struct lb_gemv_cfg {
   int split;    /* warps sharing one 16-channel group's tiles */
   int rsplit;   /* those warps split every tile's code rows instead (plan
                 ** knob; lazy words, no cluster) */
+  int ph;       /* copy groups a warp's only tile comes in, the math
+                ** starting as the first lands (plan knob; lazy words, a
+                ** tile at most a warp; 1: one group) */
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
   int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */

@@ -196,12 +196,17 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   rsplit  the split's warps take a part of every tile's code rows
 **   instead of every split-th tile (0, 1; lazy words only, no cluster;
 **   the rules' where K is one 1024-code tile and the blocks are few)
+**   ph  copies a warp's only tile comes in, its math starting on the
+**   first (1, 2, 4; lazy words where a warp has one tile of K at most;
+**   the rules' 4 for 7-bit codes there)
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM
 ** bucket and to the GEMV, for experiments; the tuning table (below) holds
-** one per kernel, shape and device. */
-#define LB_PLAN_LEN 96
+** one per kernel, shape and device.  A plan in words with every GEMV knob
+** at its widest is 96 characters: LB_PLAN_LEN leaves room to grow (it was
+** 96 before 2026-11-28, one short of that). */
+#define LB_PLAN_LEN 128
 /* lb_generate_m's source with plan's knobs (the GEMV's for the rows it takes). */
 LB_API lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m,
                                   int sms, const char *plan, char **src);

@@ -50,10 +50,14 @@ struct lb_u4 { unsigned x, y, z, w; };
 template <bool XS>
 __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
   lb_u4 v;
-  if (XS)   // volatile: stays after the wait for the copy that filled it
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"((unsigned)__cvta_generic_to_shared(p)));
+  // A plain load: it stays after the wait for the copy that filled it
+  // (the wait clobbers memory).  An asm volatile load did too, but it
+  // also kept the compiler from reusing any load of shared memory across
+  // it: lazy words were read back and their signs flipped once per code
+  // row instead of once per tile (7-bit group 32: 4112 PTX instructions
+  // against 3321).
+  if (XS)
+    v = *reinterpret_cast<const lb_u4 *>(p);
   else if (LB_EARLY)
     asm("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
@@ -113,20 +117,25 @@ static_assert(!LB_SRG ||
 constexpr int LB_LASTW =
     LB_K % LB_TILE == 0 ? LB_WORDS
                         : (LB_BITS * ((LB_K % LB_TILE + 31) / 32) + 31) / 32;
-// Q0 .. Q1 - 1: the words a warp reads (LB_RSPLIT: those of its code rows).
-
-template <int Q0 = 0, int Q1 = LB_WORDS>
+// The words code rows 0 .. i - 1 of a lane are in: up to the last one's
+// last bit.
+__device__ __forceinline__ constexpr int lb_wend(int i) {
+  return (LB_BITS * i + 31) / 32;
+}
+// q0 .. q1 - 1: the words copied (LB_RSPLIT: those of the warp's code
+// rows; LB_PH: of a phase's), constants once the callers are unrolled.
 __device__ __forceinline__ void lb_issue_tile(lb_u4 *ring, int stage,
                                               const unsigned *const (&src)[4],
                                               unsigned off, int lane,
                                               bool last,
-                                              unsigned long long pol) {
+                                              unsigned long long pol, int q0,
+                                              int q1) {
   lb_u4 *dst = ring + stage * LB_STAGECH + (lane >> 3) * LB_ROWCH + (lane & 7);
 #pragma unroll
   for (int j = 0; j < 4; j++)          // rows 4 j + lane / 8
 #pragma unroll
     for (int q = 0; q < LB_WORDS; q++)
-      if ((q < LB_LASTW || !last) && q >= Q0 && q < Q1)
+      if ((q < LB_LASTW || !last) && q >= q0 && q < q1)
         lb_cp16_once(dst + 4 * j * LB_ROWCH + q * 8, src[j] + off + q * 32,
                      pol);
 }
@@ -352,10 +361,11 @@ __device__ __forceinline__ unsigned lb_a(const lb_rowtile &r, int h, int c,
 // words per tile (112 for 7 bits) and spill; read here, each word lives
 // only across the code rows that use it.  The ring stage then stays
 // untouched until the tile's math is done, so lazy plans have two stages.
-// Only the word that code row i starts in and the next are read.
+// Only the word that code row i starts in is read, and the next where
+// the code ends there (lb_wend).
 __device__ __forceinline__ unsigned lb_a_ring(const lb_u4 *p, int h, int c,
                                               int i) {
-  const int q0 = LB_BITS * i / 32, q1 = q0 + 1 < LB_WORDS ? q0 + 1 : q0;
+  const int q0 = LB_BITS * i / 32, q1 = lb_wend(i + 1) - 1;
   const lb_u4 v0 = p[q0 * 8 + h], v1 = p[q1 * 8 + h];
   return lb_pair_at(lb_flip(q0, c == 0 ? v0.x : v0.z),
                     lb_flip(q1, c == 0 ? v1.x : v1.z),
@@ -415,20 +425,40 @@ __device__ __forceinline__ unsigned lb_wpair(unsigned p, int i, unsigned s2,
 // Each part is its own instance of the kernel (lb_gemv_run), so that its
 // rows stay compile-time constants: the unrolled loop and its register
 // indexing are the whole tile's.  Elsewhere a warp takes the whole tile.
+//
+// Phases (LB_PH > 1): where a warp has one tile, nothing overlaps its
+// copy but the math can start on the code rows that have landed: the
+// tile is copied in LB_PH groups, phase p the chunks C0 + p PCH .. and the
+// words its rows reach that earlier phases did not (qp(p) .. qp(p + 1) -
+// 1), and the math waits for each group where its chunks start.
 template <int SPLIT, int PART>
 struct lb_part {
   static constexpr int NCH = LB_RSPLIT ? LB_NCH / SPLIT : LB_NCH;
   static constexpr int C0 = LB_RSPLIT ? PART * NCH : 0, C1 = C0 + NCH;
   static constexpr int I0 = C0 * LB_XC, I1 = C1 * LB_XC;
-  // (lb_a_ring reads a code row's first word and the next)
-  static constexpr int Q0 = LB_BITS * I0 / 32;
-  static constexpr int Q1 = LB_BITS * (I1 - 1) / 32 + 2 < LB_WORDS
-                                ? LB_BITS * (I1 - 1) / 32 + 2
-                                : LB_WORDS;
+  static constexpr int Q0 = LB_BITS * I0 / 32, Q1 = lb_wend(I1);
+  static constexpr int PCH = NCH / LB_PH;
+  __device__ static constexpr int qp(int p) {
+    return p == 0 ? Q0 : p == LB_PH ? Q1 : lb_wend((C0 + p * PCH) * LB_XC);
+  }
 };
 static_assert(!LB_RSPLIT || (LB_LAZY && LB_CLUSTER == 1 &&
                              LB_NCH % LB_SPLIT == 0),
               "a code-row split: lazy words, no cluster, whole chunks a part");
+static_assert(LB_PH >= 1 && LB_PH <= 4, "phases: 1 to 4 copy groups");
+
+// cp.async.wait_group n, for an n that is a constant once the loop that
+// computes it is unrolled (the phases' waits).
+__device__ __forceinline__ void lb_cp_wait_n(int n) {
+  if (n <= 0)
+    lb_cp_wait<0>();
+  else if (n == 1)
+    lb_cp_wait<1>();
+  else if (n == 2)
+    lb_cp_wait<2>();
+  else
+    lb_cp_wait<3>();
+}
 
 // The SPLIT parts' sums meet here: one array for every instance.
 __shared__ float lb_red[LB_WARPS][4 * LB_NF][32];
@@ -452,7 +482,6 @@ __device__ __forceinline__ void lb_gemv(
     int early) {
   constexpr int GROUPS = LB_WARPS / SPLIT;
   using P = lb_part<SPLIT, PART>;
-  float (&red)[LB_WARPS][4 * LB_NF][32] = lb_red;
   extern __shared__ __align__(16) lb_u4 lb_smem[];
 
   lb_let_next();   // the next kernel may start its weights' copies
@@ -562,23 +591,40 @@ __device__ __forceinline__ void lb_gemv(
   // of chunks per tile the next tile starts in buffer 0 again.
   lb_xchunk xb[LB_NF][2];
   lb_schunk sb[2];   // the same for scales and zeros (LB_SCH)
-  // Prologue: STAGES tiles in flight (an empty group where none is left
-  // keeps the group count uniform).
+  // Prologue: STAGES tiles in flight, a group each (an empty group where
+  // none is left keeps the group count uniform); with phases, the warp's
+  // one tile in LB_PH groups, all in stage 0.
   // Per-tile positions advance by constant steps (no index arithmetic
   // in the loop): words of the tile STAGES ahead, the activations.
+  static_assert(LB_PH == 1 || (LB_LAZY && tiles <= STEP &&
+                               P::NCH % LB_PH == 0),
+                "phases: lazy words, a tile at most a warp, whole chunks");
+  constexpr int NG = LB_PH > 1 ? LB_PH : STAGES;   // the ring's groups
   constexpr unsigned WSTEP = STEP * 32 * LB_WORDS;
   unsigned ahead_off = (unsigned)first * 32 * LB_WORDS;
+  // Tile `tile`'s copies into stage st (its words from ahead_off): words
+  // q0 .. q1 - 1, and with `head` (a tile's first copy) its ring scales
+  // and what the loop will read from global memory, into L2 (x only where
+  // `xpf`: not before the kernel that writes it has finished).
+  auto issue = [&](int st, int tile, int q0, int q1, bool head, bool xpf) {
+    lb_issue_tile(ring, st, csrc, ahead_off, lane, tile == tiles - 1, once,
+                  q0, q1);
+    if (!head) return;
+    lb_issue_sg(ring, st, sc, zr, row0, tile, lane);
+    lb_pf_s(sc, zr, row0, tile, lane);
+    if (xpf && grp == 0) lb_pf_x<XS>(x, m, tile, lane);
+  };
 #pragma unroll
-  for (int st = 0; st < STAGES; st++) {
-    if (first + st * STEP < tiles) {
-      lb_issue_tile<P::Q0, P::Q1>(ring, st, csrc, ahead_off, lane,
-                                  first + st * STEP == tiles - 1, once);
-      lb_issue_sg(ring, st, sc, zr, row0, first + st * STEP, lane);
-      lb_pf_s(sc, zr, row0, first + st * STEP, lane);
-      if (!early && grp == 0) lb_pf_x<XS>(x, m, first + st * STEP, lane);
+  for (int st = 0; st < NG; st++) {
+    if (LB_PH > 1) {   // phase st of the warp's tile, into stage 0
+      if (first < tiles)
+        issue(0, first, P::qp(st), P::qp(st + 1), st == 0, !early);
+    } else {
+      if (first + st * STEP < tiles)
+        issue(st, first + st * STEP, P::Q0, P::Q1, true, !early);
+      ahead_off += WSTEP;
     }
     lb_cp_commit();
-    ahead_off += WSTEP;
   }
   const lb_act_t *xt = xr + first * LB_TILE;
   int left = LB_K - first * LB_TILE;   // k-values from this tile to the end
@@ -602,7 +648,7 @@ __device__ __forceinline__ void lb_gemv(
     if (XS && early)
       lb_cp_wait<0>();
     else
-      lb_cp_wait<STAGES>();
+      lb_cp_wait<NG>();
     lb_sync_block();
   }
   // Scales and activations in registers, a tile or a chunk ahead, only
@@ -625,14 +671,7 @@ __device__ __forceinline__ void lb_gemv(
   auto refill = [&](int tile) {
     __syncwarp();
     const int ahead = tile + STAGES * STEP;
-    if (ahead < tiles) {
-      lb_issue_tile<P::Q0, P::Q1>(ring, stage, csrc, ahead_off, lane,
-                                  ahead == tiles - 1,
-                    once);
-      lb_issue_sg(ring, stage, sc, zr, row0, ahead, lane);
-      lb_pf_s(sc, zr, row0, ahead, lane);
-      if (grp == 0) lb_pf_x<XS>(x, m, ahead, lane);
-    }
+    if (ahead < tiles) issue(stage, ahead, P::Q0, P::Q1, true, true);
     lb_cp_commit();
     ahead_off += WSTEP;
     stage = stage + 1 == STAGES ? 0 : stage + 1;
@@ -640,8 +679,8 @@ __device__ __forceinline__ void lb_gemv(
   for (int tile = first; tile < tiles; tile += STEP) {
     const lb_act_t *xnext = xt + STEP * LB_TILE;
     const int lnext = left - STEP * LB_TILE;
-    lb_cp_wait<STAGES - 1>();   // this tile's group has landed,
-    __syncwarp();               // for every lane of the warp
+    lb_cp_wait<NG - 1>();   // this tile's group (first phase) has landed,
+    __syncwarp();           // for every lane of the warp
     // LB_LAZY: this thread's two rows of the stage, read where used
     const lb_u4 *const rp[2] = {
         ring + stage * LB_STAGECH + g * LB_ROWCH + 2 * t,
@@ -669,6 +708,10 @@ __device__ __forceinline__ void lb_gemv(
         lb_load_groups(nxt[r], srow[r], zrow[r], next, lb_full(lnext));
 #pragma unroll
     for (int ch = P::C0; ch < P::C1; ch++) {
+      if (LB_PH > 1 && ch > P::C0 && (ch - P::C0) % P::PCH == 0) {
+        lb_cp_wait_n(LB_PH - 1 - (ch - P::C0) / P::PCH);   // its phase
+        __syncwarp();
+      }
 #pragma unroll
       for (int f = 0; f < LB_NF; f++)
         if (!XS && ch + 1 < P::C1)
@@ -768,26 +811,26 @@ __device__ __forceinline__ void lb_gemv(
   // for the cluster's barriers.
   if (SPLIT > 1) {
 #pragma unroll
-    for (int j = 0; j < 4 * LB_NF; j++) red[warp][j][lane] = yacc[j];
+    for (int j = 0; j < 4 * LB_NF; j++) lb_red[warp][j][lane] = yacc[j];
     lb_sync_block();
     if (part == 0)
 #pragma unroll
       for (int p = 1; p < SPLIT; p++)
 #pragma unroll
-        for (int j = 0; j < 4 * LB_NF; j++) yacc[j] += red[warp + p][j][lane];
+        for (int j = 0; j < 4 * LB_NF; j++) yacc[j] += lb_red[warp + p][j][lane];
   }
   if constexpr (LB_CLUSTER > 1) {
-    if (SPLIT > 1) __syncthreads();   // red is free again
+    if (SPLIT > 1) __syncthreads();   // lb_red is free again
     if (part == 0)
 #pragma unroll
-      for (int j = 0; j < 4 * LB_NF; j++) red[warp][j][lane] = yacc[j];
+      for (int j = 0; j < 4 * LB_NF; j++) lb_red[warp][j][lane] = yacc[j];
     lb_cluster_sync();   // every block's sums are in its red
     if (rank == 0 && part == 0)
 #pragma unroll
       for (int q = 1; q < LB_CLUSTER; q++)
 #pragma unroll
         for (int j = 0; j < 4 * LB_NF; j++)
-          yacc[j] += lb_ld_peer(&red[warp][j][lane], q);
+          yacc[j] += lb_ld_peer(&lb_red[warp][j][lane], q);
     lb_cluster_sync();   // a block's red outlives the first block's reads
     if (rank != 0) return;
   }

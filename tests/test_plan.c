@@ -49,6 +49,14 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
     return;
   }
   free(src);
+  {
+    /* the plan in words, whole (lb_knobs_text cuts what does not fit) */
+    char words[LB_PLAN_LEN + 1];
+    lb_gemv_plan_text(&c, words, sizeof words);
+    CHECK(strlen(words) + 1 < LB_PLAN_LEN, "%s n=%d k=%d: plan \"%s\" of "
+          "%zu characters leaves LB_PLAN_LEN (%d) no room", name, n, k, words,
+          strlen(words), LB_PLAN_LEN);
+  }
   CHECK(c.nf == (m > LB_MAX_M ? 2 : 1), "%s n=%d k=%d m=%d: %d fragments",
         name, n, k, m, c.nf);
   red = LB_WARPS * 4 * c.nf * 32 * 4;   /* the template's red[] */
@@ -104,6 +112,15 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
           "%s n=%d k=%d: a code-row split over %d warps (lazy %d, cluster "
           "%d, fold %d, %d code rows)", name, n, k, c.split, c.lazy,
           c.cluster, c.fold, lay.codes);
+    /* phases: lazy words, a tile at most a warp (before sm_90 too: the
+    ** folded block's step), whole chunks of the warp's code rows each */
+    CHECK((c.ph == 1 || c.ph == 2 || c.ph == 4) &&
+              (c.ph == 1 ||
+               (c.lazy && tiles <= (c.rsplit ? 1 : c.split) * c.fold &&
+                lay.codes / xc / (c.rsplit ? c.split : 1) % c.ph == 0)),
+          "%s n=%d k=%d m=%d: %d phases (lazy %d, %d tiles, split %d, "
+          "rsplit %d, fold %d)", name, n, k, m, c.ph, c.lazy, tiles, c.split,
+          c.rsplit, c.fold);
   }
 }
 
@@ -499,6 +516,49 @@ static void check_short_k(void) {
   lb_recipe_free(r);
 }
 
+/* A warp's only tile in copies (ph): four for 7-bit codes where a plan
+** gives a warp one tile of K (4096 x 1024, 4096 x 2048, and the code-row
+** split at 256 x 1024), not with more tiles a warp (1024 x 16384) or a
+** tile that K does not fill (16384 x 256); the knob kept where the
+** template has phases, dropped where it does not. */
+static void check_phases(void) {
+  static const char w7[] =
+      "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+      "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+      "dequant \"(q - z) * s\"\n";
+  static const char w4[] =
+      "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
+      "scales { group = 128 }\ndequant \"q * s\"\n";
+  static const char w5[] =
+      "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
+      "scales { group = 64 }\ndequant \"q * s\"\n";
+  lb_recipe *r7 = load("w7.lua", w7), *r4 = load("w4.lua", w4),
+            *r5 = load("w5.lua", w5);
+  struct {
+    const lb_recipe *r;
+    int n, k;
+    const char *plan;
+    int ph;
+  } pc[] = {{r7, 4096, 1024, NULL, 4},  {r7, 4096, 2048, NULL, 4},
+            {r7, 256, 1024, NULL, 4},   {r7, 1024, 16384, NULL, 1},
+            {r7, 16384, 256, NULL, 1},  {r7, 4096, 1024, "ph=1", 1},
+            {r5, 4096, 1024, NULL, 1},  {r5, 4096, 1024, "ph=2", 2},
+            {r5, 1024, 16384, "ph=4", 1}, {r4, 4096, 1024, "ph=4", 1}};
+  size_t i;
+  for (i = 0; i < sizeof pc / sizeof pc[0]; i++) {
+    lb_gemv_cfg c;
+    if (pc[i].r == NULL) continue;
+    CHECK(gemv_at(pc[i].r, "ph", pc[i].n, pc[i].k, pc[i].plan, &c) &&
+              c.ph == pc[i].ph,
+          "%s %d x %d %s: %d phases, not %d", lb_recipe_name(pc[i].r),
+          pc[i].k, pc[i].n, pc[i].plan ? pc[i].plan : "rules", c.ph,
+          pc[i].ph);
+  }
+  lb_recipe_free(r7);
+  lb_recipe_free(r4);
+  lb_recipe_free(r5);
+}
+
 /* The plan in words, at a GEMV row count and one M a GEMM bucket: whole
 ** within 1 KB (lowbit compile's buffer), the size it says it needs, and
 ** the 200-byte lb_kernel_desc text its start (or cut, saying so); where
@@ -843,6 +903,7 @@ int main(void) {
   check_ring_scales();
   check_mixed_slots();
   check_short_k();
+  check_phases();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;

@@ -142,7 +142,7 @@ _proto("lb_cache_list", c_int, POINTER(c_void_p), POINTER(c_int))
 _proto("lb_cache_clear", c_int, POINTER(c_int))
 
 
-PLAN_LEN = 96   # LB_PLAN_LEN in lowbit.h
+PLAN_LEN = 128   # LB_PLAN_LEN in lowbit.h
 
 
 def take_string(p):

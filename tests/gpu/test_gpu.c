@@ -485,10 +485,13 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
     /* N: below, at and past one channel group; not a multiple of 16; a
     ** multiple of 16 but not of a block's channels (16, 48, 4112); K
     ** within a tile over more blocks than SMs (256 x 16384: one ring stage
-    ** for wide codes) */
-    const int shapes[][2] = {{g, 1}, {g, 7}, {g, 16}, {g, 33}, {2 * g, 48},
-                             {3 * g, 257}, {4096, 300}, {8192 + g, 1000},
-                             {4096, 4112}, {256, 16384}};
+    ** for wide codes); one tile of K over 256 channel groups (1024 x 4096:
+    ** blocks of 2 warps for wide codes, a tile a warp, 7-bit codes in four
+    ** copies, ph) */
+    const int shapes[][2] = {{g, 1},      {g, 7},          {g, 16},
+                             {g, 33},     {2 * g, 48},     {3 * g, 257},
+                             {4096, 300}, {8192 + g, 1000}, {4096, 4112},
+                             {256, 16384}, {1024, 4096}};
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
       double worst = 0, worst_rel = 0;
       for (m = 1; m <= 8; m++) {

@@ -110,3 +110,14 @@ def test_plan_candidates(m):
     assert around[0] == plans[1] and len(around) <= 3
     with pytest.raises(ValueError):
         lowbit.plan_candidates("a16w4_g128", 4096, 4096, m, most=0)
+
+
+def test_plan_len_matches_header():
+    # plan buffers are PLAN_LEN bytes a plan on both sides of ctypes: a
+    # mismatch cuts plans or overruns the buffer
+    import re
+    from conftest import ROOT
+    from lowbit import _lib
+    header = (ROOT / "include" / "lowbit.h").read_text()
+    assert int(re.search(r"#define LB_PLAN_LEN (\d+)", header).group(1)) == \
+        _lib.PLAN_LEN
