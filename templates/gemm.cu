@@ -64,6 +64,11 @@ constexpr int LB_JSTEP = LB_WG ? 64 : 16;
 __device__ __forceinline__ int lb_wch0(int wn) {
   return LB_WG ? wn / 4 * 64 * LB_MJ + 16 * (wn % 4) : wn * LB_WCH;
 }
+// The block's channel that thread (g, t) of warp column wn holds in half
+// h of fragment j (rows g and g + 8 of its 16): its sums, scales, bias.
+__device__ __forceinline__ int lb_wch(int wn, int j, int g, int h) {
+  return lb_wch0(wn) + LB_JSTEP * j + g + 8 * h;
+}
 // A sub-stage is part of one packing tile (LB_R < LB_CODES: LB_NQ of them
 // tile it) or whole tiles (LB_TPS of them, consecutive words of a channel
 // row): 4- and 8-bit codes fill a tile in 8 and 4 code rows, fewer than
@@ -634,7 +639,7 @@ __device__ __forceinline__ void lb_gemm_body(
   for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
     for (int r = 0; r < 2; r++)
-      chs[j][r] = min(n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * r, LB_N - 1);
+      chs[j][r] = min(n0 + lb_wch(wn, j, g, r), LB_N - 1);
 
   float acc[LB_ACCS][LB_MJ][LB_MF][4];
 #pragma unroll
@@ -795,7 +800,7 @@ __device__ __forceinline__ void lb_gemm_body(
           lb_zero_t zv = cur.z[j][r][u];
           if (SRES) {
             const int gi = min(g0 + u, LB_NGROUPS - 1);
-            const char *p = sres + (lb_wch0(wn) + LB_JSTEP * j + g + 8 * r) * LB_SROWB;
+            const char *p = sres + lb_wch(wn, j, g, r) * LB_SROWB;
             sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
             zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
           }
@@ -910,8 +915,7 @@ __device__ __forceinline__ void lb_gemm_body(
     for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
       for (int h = 0; h < 2; h++)
-        ech[j][h] = lb_epi_chan(
-            bias, min(n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * h, LB_N - 1));
+        ech[j][h] = lb_epi_chan(bias, min(n0 + lb_wch(wn, j, g, h), LB_N - 1));
     const bool in_ws = gridDim.z > 1 && blocks == 1;   // split in a work space
 #pragma unroll
     for (int j = 0; j < LB_MJ; j++)
@@ -920,7 +924,7 @@ __device__ __forceinline__ void lb_gemm_body(
         if ((j * LB_MF + f) % blocks != rank) continue;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-          const int c = n0 + lb_wch0(wn) + LB_JSTEP * j + g + 8 * (e >> 1);
+          const int c = n0 + lb_wch(wn, j, g, e >> 1);
           const int row = m0 + wm * LB_WROWS + 8 * f + 2 * t + (e & 1);
           if ((LB_N % LB_BN == 0 || c < LB_N) && row < m) {
             if (in_ws)
