@@ -864,6 +864,8 @@ void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len) {
   lb_knobs_text(knob, NKNOB, v, buf, len);
 }
 
+size_t lb_gemm_plan_widest(void) { return lb_knobs_widest(knob, NKNOB); }
+
 typedef struct cand_ctx {
   const lb_recipe *r;
   int n, k, bucket, sms, arch;

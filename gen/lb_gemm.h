@@ -102,6 +102,8 @@ lb_status lb_gemm_key(const lb_recipe *r, int n, int k, int bucket, int sms,
 lb_status lb_gemm_plan_check(const char *plan, int bucket, const char *from);
 /* Plan c as knobs, every one named (lb_gemm_plans' hi or lo). */
 void lb_gemm_plan_text(const lb_gemm_cfg *c, char *buf, size_t len);
+/* The characters of the longest GEMM plan in words (lb_knobs_widest). */
+size_t lb_gemm_plan_widest(void);
 /* Plans one knob away from base (NULL: the rules'), base first, each a
 ** different plan for sm_<arch>'s part (lb_gemm_part), every knob named. */
 lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,

@@ -115,6 +115,8 @@ void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
   lb_knobs_text(knob, NKNOB, v, buf, len);
 }
 
+size_t lb_gemv_plan_widest(void) { return lb_knobs_widest(knob, NKNOB); }
+
 /* Resident scales and zeros share one row stride: the wider of the two
 ** dtypes' slots (in the ring each has its own, LB_ZRING).  Each array's
 ** rows are copied by 16-byte chunks, so `slots` of each must be whole
@@ -206,6 +208,13 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   cfg->fsmem = cfg->smem + (cfg->fold - 1) * ring;
   cfg->xrowb = (k * f->asize + 127) / 128 * 128 + 64;
   cfg->xs_m = cfg->xres / cfg->xrowb;
+}
+
+/* Code rows in a chunk (the template's LB_XC: change the two together):
+** the rows whose activations are loaded ahead together, 4, or 2 with two
+** fragments; a code-row split and phases give a warp whole chunks. */
+static int chunk_rows(const lb_layout *lay, int m) {
+  return lay->codes < 4 ? lay->codes : 4 / (m > LB_MAX_M ? 2 : 1);
 }
 
 int lb_gemv_rows(const lb_recipe *r) {
@@ -431,7 +440,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
   ** two fragments); a split of one is none. */
   if (cfg->rsplit) {
-    const int xc = lay.codes < 4 ? lay.codes : 4 / (m > LB_MAX_M ? 2 : 1);
+    const int xc = chunk_rows(&lay, m);
     while (cfg->lazy && cfg->split > 1 && lay.codes / xc % cfg->split != 0)
       cfg->split /= 2;
     if (!cfg->lazy || cfg->split == 1) cfg->rsplit = 0;
@@ -442,10 +451,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     cfg->cluster /= 2;
   fold_fit(cfg, stage);
   /* Phases as the template has them: lazy words, a tile at most a warp,
-  ** whole chunks of code rows a phase (LB_XC, as above). */
+  ** whole chunks of code rows a phase. */
   {
-    const int xc = lay.codes < 4 ? lay.codes : 4 / (m > LB_MAX_M ? 2 : 1);
-    const int chunks = lay.codes / xc / (cfg->rsplit ? cfg->split : 1);
+    const int chunks =
+        lay.codes / chunk_rows(&lay, m) / (cfg->rsplit ? cfg->split : 1);
     /* (tiles a warp: its step through K, before sm_90 the folded
     ** block's, which the cluster's on sm_90 is at least) */
     const int step = (cfg->rsplit ? 1 : cfg->split) * cfg->fold;

@@ -87,6 +87,8 @@ lb_status lb_gemv_key(const lb_recipe *r, int n, int k, int sms,
 lb_status lb_gemv_plan_check(const char *plan, const char *from);
 /* Plan c as knobs, every one named. */
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len);
+/* The characters of the longest GEMV plan in words (lb_knobs_widest). */
+size_t lb_gemv_plan_widest(void);
 /* Plans one knob away from base (NULL: the rules'), base first, each a
 ** different plan, every knob named; clusters only for sm_90 and newer. */
 lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int m,

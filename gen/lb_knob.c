@@ -70,6 +70,18 @@ void lb_knobs_text(const lb_knob *knob, int n, const int *v, char *buf,
   }
 }
 
+size_t lb_knobs_widest(const lb_knob *knob, int n) {
+  size_t w = 0;
+  int i;
+  for (i = 0; i < n; i++) {
+    char lo[16], hi[16];
+    const int a = snprintf(lo, sizeof lo, "%d", knob[i].lo);
+    const int b = snprintf(hi, sizeof hi, "%d", knob[i].hi);
+    w += (i ? 1 : 0) + strlen(knob[i].key) + 1 + (size_t)(a > b ? a : b);
+  }
+  return w;
+}
+
 #define MAXSEEN 64
 
 lb_status lb_knobs_candidates(const lb_knob *knob, int n, lb_knob_plan plan,

@@ -38,9 +38,13 @@ typedef lb_status (*lb_knob_plan)(void *ctx, const char *plan, void *cfg,
 lb_status lb_knobs_parse(const char *plan, const char *from,
                          const lb_knob *knob, int n, int *v);
 
-/* "key=value,..." for the knobs whose v[i] >= 0, in the table's order. */
+/* "key=value,..." for the knobs whose v[i] >= 0, in the table's order
+** (cut at len - 1 characters: lb_knobs_widest bounds what it writes). */
 void lb_knobs_text(const lb_knob *knob, int n, const int *v, char *buf,
                    size_t len);
+/* The characters of the longest plan the table can write: every knob,
+** each at its widest value.  LB_PLAN_LEN must exceed it (test_plan). */
+size_t lb_knobs_widest(const lb_knob *knob, int n);
 
 /* base's plan (NULL: the rules'), every knob named, into out[0]; then the
 ** plans one knob away from it (each knob's tries) that fit and come out

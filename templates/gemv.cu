@@ -240,7 +240,8 @@ __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
 // holds x[g][k .. k+7] for k = tile * LB_TILE + 32 (first + r) + 8 t,
 // the first four for half 0, the last four for half 1.  Loaded a chunk
 // ahead, like the weights, so that no MMA waits for an activation load.
-// (two fragments hold two chunks of registers: half the code rows each)
+// (two fragments hold two chunks of registers: half the code rows each;
+// gen/lb_gen.c's chunk_rows plans with the same count)
 constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4 / LB_NF;
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };

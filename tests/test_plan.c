@@ -393,18 +393,24 @@ static int gemv_at(const lb_recipe *r, const char *name, int n, int k,
   return lb_plan_gemv(r, n, k, 1, 132, plan, "test", c) == LB_OK;
 }
 
+/* Recipes more than one check plans: 7-bit codes in groups of 32 with
+** zeros (many group slots a tile), 4-bit codes (words not lazy). */
+static const char w7_text[] =
+    "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+    "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+    "dequant \"(q - z) * s\"\n";
+static const char w4_text[] =
+    "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
+    "scales { group = 128 }\ndequant \"q * s\"\n";
+
 /* Scales and zeros travel in the ring where a tile meets many group slots
 ** that are not resident (7-bit group 32 at 16384 x 1024), and not where a
 ** plan says sr=0 or reads its stages into registers (lazy=0). */
 static void check_ring_scales(void) {
-  static const char text[] =
-      "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
-      "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
-      "dequant \"(q - z) * s\"\n";
   static const char *const plans[] = {NULL, "sr=0", "lazy=0"};
   lb_recipe *r = NULL;
   int i;
-  if ((r = load("w7.lua", text)) == NULL) return;
+  if ((r = load("w7.lua", w7_text)) == NULL) return;
   /* one stage where each warp has one tile and the blocks outnumber the
   ** SMs (256 x 16384), two where they are few (1024 x 256) or clustered
   ** (8192 x 48) */
@@ -487,10 +493,7 @@ static void check_short_k(void) {
     static const char w6[] =
         "name \"w6\"\nactivations \"f16\"\nweights { bits = 6 }\n"
         "scales { group = 128 }\ndequant \"q * s\"\n";
-    static const char w4[] =
-        "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
-        "scales { group = 128 }\ndequant \"q * s\"\n";
-    lb_recipe *r6 = load("w6.lua", w6), *r4 = load("w4.lua", w4);
+    lb_recipe *r6 = load("w6.lua", w6), *r4 = load("w4.lua", w4_text);
     struct {
       const lb_recipe *r;
       int n, k;
@@ -516,23 +519,28 @@ static void check_short_k(void) {
   lb_recipe_free(r);
 }
 
+/* Every plan in words fits LB_PLAN_LEN with its NUL, whatever its knobs'
+** values (lb_knobs_text would cut it): the widest of each kind's table.
+** The GEMV's was 96 characters when LB_PLAN_LEN was 96. */
+static void check_plan_len(void) {
+  CHECK(lb_gemv_plan_widest() < LB_PLAN_LEN,
+        "the widest GEMV plan has %zu characters; LB_PLAN_LEN is %d",
+        lb_gemv_plan_widest(), LB_PLAN_LEN);
+  CHECK(lb_gemm_plan_widest() < LB_PLAN_LEN,
+        "the widest GEMM plan has %zu characters; LB_PLAN_LEN is %d",
+        lb_gemm_plan_widest(), LB_PLAN_LEN);
+}
+
 /* A warp's only tile in copies (ph): four for 7-bit codes where a plan
 ** gives a warp one tile of K (4096 x 1024, 4096 x 2048, and the code-row
 ** split at 256 x 1024), not with more tiles a warp (1024 x 16384) or a
 ** tile that K does not fill (16384 x 256); the knob kept where the
 ** template has phases, dropped where it does not. */
 static void check_phases(void) {
-  static const char w7[] =
-      "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
-      "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
-      "dequant \"(q - z) * s\"\n";
-  static const char w4[] =
-      "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
-      "scales { group = 128 }\ndequant \"q * s\"\n";
   static const char w5[] =
       "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
       "scales { group = 64 }\ndequant \"q * s\"\n";
-  lb_recipe *r7 = load("w7.lua", w7), *r4 = load("w4.lua", w4),
+  lb_recipe *r7 = load("w7.lua", w7_text), *r4 = load("w4.lua", w4_text),
             *r5 = load("w5.lua", w5);
   struct {
     const lb_recipe *r;
@@ -904,6 +912,7 @@ int main(void) {
   check_mixed_slots();
   check_short_k();
   check_phases();
+  check_plan_len();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;

@@ -307,9 +307,10 @@ fi
 # The pairwise sweep's recipes (test_sweep --write) against cuBLAS at M = 1
 # and 8, narrow to wide (K a multiple of every group the sweep has), in two
 # halves (lowbit bench takes 32 recipes at most); the slowest row is in the
-# summary.  (It took 326 s with four shapes, 2026-11-28; 1024 x 4096, where
-# 5-bit group 32 ran 0.89x cuBLAS at M = 8, came after: run it in a call of
-# its own.)
+# summary.  (It took 326 s with four shapes on the H100, 2026-11-28, and
+# 1024 x 4096, where 5-bit group 32 ran 0.89x cuBLAS at M = 8, came after;
+# with five shapes, 338 s on the H200, in one call with bench and
+# bench-write, 443 s in all.)
 if room 160 "bench-sweep"; then
   rm -rf "$build/sweep-recipes" && mkdir -p "$build/sweep-recipes" &&
     "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
