@@ -171,9 +171,13 @@ done:
 /* Sets plan on the bucket (with tl=0 where whole: tune_bucket) and times
 ** each of its Ms (us[i] for t->rw[i] in the bucket); 0 when the plan
 ** failed (a FAIL is printed for a wrong result: lowbit's bug, not the
-** plan's). */
-static int measure(tuner *t, int b, int whole, const char *plan, double *us) {
+** plan's), or spills and spill_ok is 0: the table must not make a kernel
+** that spills out of rules that do not (the rules' own plan is timed
+** whatever it does). */
+static int measure(tuner *t, int b, int whole, const char *plan,
+                   int spill_ok, double *us) {
   char own[LB_PLAN_LEN];
+  lb_compile_info info;
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
@@ -184,6 +188,10 @@ static int measure(tuner *t, int b, int whole, const char *plan, double *us) {
       lb_op_prepare(t->op, m0, m0) != LB_OK) {
     /* the planner offered it: a plan that does not build is worth seeing */
     printf("  skipped %s: %s\n", plan, lb_errmsg());
+    return 0;
+  }
+  if (!spill_ok && lb_op_info_m(t->op, m0, &info) == LB_OK && info.spill > 0) {
+    printf("  skipped %s: spills %d bytes a thread\n", plan, info.spill);
     return 0;
   }
   for (i = 0; i < t->o->nm; i++) {
@@ -280,7 +288,7 @@ static void tune_bucket(tuner *t, int b) {
       double s;
       for (q = 0; q < ntried; q++) seen |= strcmp(tried[q], cand[i]) == 0;
       if (seen) continue;
-      if (!measure(t, b, whole, cand[i], times[ntried])) {
+      if (!measure(t, b, whole, cand[i], ntried == 0, times[ntried])) {
         if (ntried == 0) {   /* the rules' own plan */
           printf("FAIL: the rules' plan %s: %s\n", cand[i], lb_errmsg());
           t->failed = 1;
@@ -311,8 +319,8 @@ static void tune_bucket(tuner *t, int b) {
     double ra[RETIME][LB_BENCH_MAX], za[RETIME][LB_BENCH_MAX];
     int rep, ok = 1;
     for (rep = 0; rep < RETIME && ok; rep++)
-      ok = measure(t, b, whole, tried[0], ra[rep]) &&
-           measure(t, b, whole, tried[best], za[rep]);
+      ok = measure(t, b, whole, tried[0], 1, ra[rep]) &&
+           measure(t, b, whole, tried[best], 1, za[rep]);
     if (!ok) {
       ok_rules = 0;
     } else {

@@ -375,7 +375,16 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
                      : cfg->lazy && few      ? 4
                                              : 0;
-    if (ring) cfg->pf = 2;
+    /* x into L2 with each tile's words only where the blocks are at
+    ** most the SMs, as the clusters above were measured with: with more,
+    ** x stays in L2 after its first blocks, and every block's prefetch
+    ** costs its warps' issue slots.  H200, `lowbit bench --m 1,8 --iters
+    ** 40`, pf=1 against the rules (pf=2) in one device call, 2026-11-28,
+    ** 8192 x 8192 (512 blocks), M = 8: 7-bit group 64 with f32 scales
+    ** 43.1 -> 38.3 us, 7-bit group 32 with f32 zeros 48.2 -> 42.0, 6-bit
+    ** group 64 with f32 zeros 37.9 -> 30.2 (cuBLAS 36 to 42); M = 1 (x
+    ** resident, nothing to prefetch) within 0.4 us. */
+    if (ring && blocks <= sms) cfg->pf = 2;
     while (cfg->cluster < 8 &&
            blocks * cfg->cluster * 2 * cfg->warps <= room * sms &&
            tiles >= cfg->split * cfg->cluster * 2)
@@ -477,6 +486,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
   if (cfg->xs_m > LB_MAX_M * cfg->nf) cfg->xs_m = LB_MAX_M * cfg->nf;
+  /* The two-fragment kernel runs 9..16 rows only: an lb_gemv_xs for fewer
+  ** would never launch, and cost its compile (and, for a16w4_g128 at
+  ** 8192 x 8192 on sm_90, reported a 4-byte spill of a kernel no one ran). */
+  if (cfg->nf > 1 && cfg->xs_m <= LB_MAX_M) cfg->xs_m = 0;
   return LB_OK;
 }
 

@@ -76,20 +76,23 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = check_m(m, fn)) != LB_OK) return st;
   if (m <= lb_gemv_rows(r)) {
     lb_gemv_cfg c;
-    char fold[48] = "";
+    char fold[48] = "", xs[40];
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
                            "LOWBIT_PLAN", &c)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
+    if (c.xs_m > 0)
+      snprintf(xs, sizeof xs, "x resident up to m = %d", c.xs_m);
+    else
+      snprintf(xs, sizeof xs, "x from global memory");
     if (c.fold > 1)
       snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
                c.warps * c.fold, c.split * c.fold);
     w = snprintf(text, len,
                  "%d block(s) of %d warps, split %d%s, cluster %d%s, %d "
-                 "stage(s)%s, x resident up to m = %d%s", c.grid, c.warps,
+                 "stage(s)%s, %s%s", c.grid, c.warps,
                  c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
-                 fold, c.stages,
-                 c.lazy ? " (lazy)" : "", c.xs_m,
+                 fold, c.stages, c.lazy ? " (lazy)" : "", xs,
                  c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
         ** the 99 KB parts come before sm_90 and run the folded one */

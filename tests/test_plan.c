@@ -431,6 +431,39 @@ static void check_ring_scales(void) {
           "w7 1024 x 16384 %s: ring scales in rows of %d bytes",
           plans[i] ? plans[i] : "rules", c.sring);
   }
+  /* x comes into L2 with each tile's words where the channel blocks are
+  ** at most the SMs (16384 x 1024: 64 blocks), not where they outnumber
+  ** them (8192 x 8192: 512; x stays in L2, the prefetch costs issue
+  ** slots: before 2026-11-28 every ring plan had it) */
+  {
+    static const int shp[2][3] = {{1024, 16384, 2}, {8192, 8192, 0}};
+    for (i = 0; i < 2; i++) {
+      lb_gemv_cfg c;
+      CHECK(gemv_at(r, "w7", shp[i][0], shp[i][1], NULL, &c) && c.sring > 0 &&
+                c.pf == shp[i][2],
+            "w7 %d x %d: ring scales in rows of %d bytes, pf %d, not %d",
+            shp[i][1], shp[i][0], c.sring, c.pf, shp[i][2]);
+    }
+  }
+  lb_recipe_free(r);
+}
+
+/* The two-fragment kernel (9..16 rows) has an lb_gemv_xs only where x
+** fits more than 8 rows: one for fewer would never launch (before
+** 2026-11-28 it was compiled, and a16w4_g128's at 8192 x 8192 spilled). */
+static void check_two_frag_xs(void) {
+  static const int shp[2][3] = {{8192, 8192, 0}, {4096, 256, 16}};
+  lb_recipe *r = NULL;
+  int i;
+  if ((r = load("w4.lua", w4_text)) == NULL) return;
+  for (i = 0; i < 2; i++) {
+    lb_gemv_cfg c;
+    check_plan_with(r, "w4", shp[i][0], shp[i][1], 16, 132, NULL);
+    CHECK(lb_plan_gemv(r, shp[i][0], shp[i][1], 16, 132, NULL, "test", &c) ==
+                  LB_OK && c.nf == 2 && c.xs_m == shp[i][2],
+          "w4 %d x %d, 16 rows: %d fragment(s), x resident up to m = %d, not %d",
+          shp[i][1], shp[i][0], c.nf, c.xs_m, shp[i][2]);
+  }
   lb_recipe_free(r);
 }
 
@@ -909,6 +942,7 @@ int main(void) {
   check_waves();
   check_knob_tm();
   check_ring_scales();
+  check_two_frag_xs();
   check_mixed_slots();
   check_short_k();
   check_phases();
