@@ -376,7 +376,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                      : cfg->lazy && few      ? 4
                                              : 0;
     /* x into L2 with each tile's words only where the blocks are at
-    ** most the SMs, as the clusters above were measured with: with more,
+    ** most the SMs, the grids the measurements above had: with more,
     ** x stays in L2 after its first blocks, and every block's prefetch
     ** costs its warps' issue slots.  H200, `lowbit bench --m 1,8 --iters
     ** 40`, pf=1 against the rules (pf=2) in one device call, 2026-11-28,
