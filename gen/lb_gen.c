@@ -485,11 +485,15 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
-  if (cfg->xs_m > LB_MAX_M * cfg->nf) cfg->xs_m = LB_MAX_M * cfg->nf;
-  /* The two-fragment kernel runs 9..16 rows only: an lb_gemv_xs for fewer
-  ** would never launch, and cost its compile (and, for a16w4_g128 at
-  ** 8192 x 8192 on sm_90, reported a 4-byte spill of a kernel no one ran). */
-  if (cfg->nf > 1 && cfg->xs_m <= LB_MAX_M) cfg->xs_m = 0;
+  /* x resident for the rows this kernel runs (one fragment 1..8, two
+  ** 9..16): up to its most, and none where x would not hold its fewest (an
+  ** lb_gemv_xs that never launches costs its compile: a16w4_g128's, two
+  ** fragments at 8192 x 8192 on sm_90, also spilled until 2026-11-28). */
+  {
+    const int most = LB_MAX_M * cfg->nf, fewest = most - LB_MAX_M + 1;
+    if (cfg->xs_m > most) cfg->xs_m = most;
+    if (cfg->xs_m < fewest) cfg->xs_m = 0;
+  }
   return LB_OK;
 }
 

@@ -6,8 +6,27 @@
 #include <string.h>
 
 #include "lb_test.h"
+#include "lowbit.h"
 
 int lb_test_failures;
+
+int lb_test_no_spills(const char *log, const char *what, int *regs,
+                      int *spill) {
+  lb_kernel_use ks[8];
+  int nk = 0, f, found = 0;
+  *regs = -1;
+  *spill = 0;
+  lb_log_kernels(log, ks, 8, &nk);
+  for (f = 0; f < nk; f++) {
+    if (ks[f].regs < 0) continue;
+    found++;
+    CHECK(ks[f].spill == 0, "%s %s: %d registers, %d bytes spilled", what,
+          ks[f].name, ks[f].regs, ks[f].spill);
+    if (ks[f].regs > *regs) *regs = ks[f].regs;
+    if (ks[f].spill > *spill) *spill = ks[f].spill;
+  }
+  return found;
+}
 
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);

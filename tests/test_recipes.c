@@ -70,20 +70,15 @@ static void reference(const lb_recipe *r, uint64_t seed) {
   lb_case_free(&c);
 }
 
-/* Registers and spilled bytes of every entry point ptxas reports in log
-** (a GEMV's lb_gemv and lb_gemv_xs, a GEMM's lb_gemm and lb_gemm_sum),
-** checked: none spilling; the kernels reported. */
+/* sm_90 alone, for the kernels only it runs (early GEMVs, wgmma plans). */
+static const int sm90[] = {90};
+
+/* lb_test_no_spills on log, labelled "m=M sm_A"; the kernels reported. */
 static int check_resources(const char *log, int m, int arch) {
-  lb_kernel_use ks[8];
-  int nk = 0, f, found = 0;
-  lb_log_kernels(log, ks, 8, &nk);
-  for (f = 0; f < nk; f++) {
-    if (ks[f].regs < 0) continue;
-    found++;
-    CHECK(ks[f].spill == 0, "m=%d sm_%d %s: %d registers, %d bytes spilled",
-          m, arch, ks[f].name, ks[f].regs, ks[f].spill);
-  }
-  return found;
+  char what[32];
+  int regs, spill;
+  snprintf(what, sizeof what, "m=%d sm_%d", m, arch);
+  return lb_test_no_spills(log, what, &regs, &spill);
 }
 
 /* src compiled for every arch: no warnings, a binary, and every kernel's
@@ -187,7 +182,6 @@ static void one(const char *path) {
     /* The GEMVs lb_op_overlap makes (sm_90, launched early: x by plain
     ** loads), wide and narrow (clusters): the plain source but for
     ** LB_EARLY, compiled without warnings or spills. */
-    static const int sm90[] = {90};
     static const int ns[] = {4096, 128};
     size_t j;
     for (j = 0; j < sizeof ns / sizeof ns[0]; j++) {
@@ -219,7 +213,7 @@ static void one(const char *path) {
     ** tiles: 1 and 16 rows, sm_90 (its two-fragment GEMV had an unused
     ** lb_gemv_xs that spilled until 2026-11-28; 5-bit codes in groups of
     ** 64, bench/recipes, still spill 8 bytes there at 1 row) */
-    static const int sm90[] = {90}, hm[] = {1, 16};
+    static const int hm[] = {1, 16};
     size_t j;
     for (j = 0; j < sizeof hm / sizeof hm[0]; j++) {
       char *h = NULL;
@@ -257,8 +251,7 @@ static void one(const char *path) {
       free(g2);
       /* the wgmma plan (wg=1), which only sm_90 (as sm_90a) runs */
       if (ms[j] > lb_gemv_rows(r)) {
-        static const int sm90[] = {90};
-        char *gw = NULL;
+            char *gw = NULL;
         f0 = failures;
         CHECK(lb_generate_plan(r, 4096, 4096, ms[j], 132, "wg=1", &gw) ==
                   LB_OK && strstr(gw, "constexpr bool LB_WG = true;"),
