@@ -33,6 +33,12 @@ template <int N>
 __device__ __forceinline__ void lb_cp_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
+// v, as a value the compiler cannot see through: a condition on it is
+// not folded away at compile time (it costs a compare at run time).
+__device__ __forceinline__ int lb_opaque(int v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
 // A hint that the line holding p will be read soon: it is brought into L2,
 // no register is written and nothing waits for it.
 __device__ __forceinline__ void lb_pf_l2(const void *p) {

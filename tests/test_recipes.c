@@ -211,8 +211,8 @@ static void one(const char *path) {
   {
     /* The benchmark's headline shape, 8192 x 8192, where a warp has two
     ** tiles: 1 and 16 rows, sm_90 (its two-fragment GEMV had an unused
-    ** lb_gemv_xs that spilled until 2026-11-28; 5-bit codes in groups of
-    ** 64, bench/recipes, still spill 8 bytes there at 1 row) */
+    ** lb_gemv_xs that spilled until 2026-11-28; so did 5-bit codes in
+    ** groups of 64 at 1 row, which test_sweep's fixed rows check) */
     static const int hm[] = {1, 16};
     size_t j;
     for (j = 0; j < sizeof hm / sizeof hm[0]; j++) {
