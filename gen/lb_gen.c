@@ -176,6 +176,13 @@ static int channel_blocks(const lb_gemv_cfg *c, int groups) {
   return (groups + per - 1) / per;
 }
 
+/* How evenly `blocks` spread over the SMs, in thousandths: the blocks
+** over the SMs' share of the busiest (224 on 132: 848). */
+static int evenness(int blocks, int sms) {
+  const int per = (blocks + sms - 1) / sms;
+  return (int)(1000LL * blocks / ((long long)sms * per));
+}
+
 /* What a block keeps in shared memory besides its rings.  Scales and
 ** zeros: its rows, each padded by 16 bytes so that the eight rows a load
 ** touches fall in different banks; only when a row is whole 16-byte
@@ -421,6 +428,39 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       m <= LB_MAX_M && groups * 2 <= sms) {
     cfg->warps = cfg->split = 2;
     cfg->rsplit = 1;
+  }
+  /* Even SMs: blocks of fewer channel groups where that spreads the grid
+  ** more evenly over the SMs (a memory-bound SM's bandwidth follows the
+  ** warps it holds).  4096 x 28672, 4-bit codes: 224 blocks of 8 warps
+  ** put two on 92 SMs and one on 40; 896 of 2 warps put 7 on most.  Found
+  ** by `lowbit tune a16w4_g128 --m 1,8` on the model's layers; H200, A/B
+  ** against the rules before in one device call (2026-11-28, `lowbit
+  ** bench --m 1,8,16 --iters 30`, 4- and 8-bit recipes at 4096 x 6144,
+  ** 4096 x 14336, 4096 x 28672, 8192 x 28672), µs at M = 1 / 8:
+  ** a16w4_g128 4096 x 28672 25.4 / 28.5 -> 23.5 / 24.9, 8192 x 28672
+  ** 45.8 / 54.6 -> 41.5 / 42.2, 4096 x 6144 10.5 / 11.7 -> 9.5 / 11.1;
+  ** a16w8_f32 4096 x 28672 45.9 -> 40.0 (M = 1); 4-bit group 64 with f32
+  ** scales 4096 x 14336 22.7 / 29.8 -> 17.8 / 19.7; but a16w4_g128 at
+  ** 4096 x 14336 15.0 / 16.2 -> 15.3 / 16.8; 8-bit per channel within 4%.
+  ** bench/model.py (overlapped) 1297 -> 1236 us a step at M = 1, 1547 ->
+  ** 1538 at M = 8.  Not for two fragments (9..16 rows): a16w4_g128 at
+  ** 4096 x 14336 21.0 -> 29.6 us, the model at M = 16 2117 -> 2270.  Only
+  ** grids of a wave or more (narrow layers: clusters above) and by 5% of
+  ** evenness at least. */
+  if (cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
+      channel_blocks(cfg, groups) >= sms) {
+    lb_gemv_cfg t = *cfg;
+    int best = cfg->warps, be = evenness(channel_blocks(cfg, groups), sms);
+    while (t.warps / t.split >= 2) {
+      int e;
+      t.warps /= 2;
+      e = evenness(channel_blocks(&t, groups), sms);
+      if (e > be + 50) {
+        be = e;
+        best = t.warps;
+      }
+    }
+    cfg->warps = best;
   }
   /* 7-bit codes where a warp has one tile (applied below, where a plan
   ** gives a warp one tile of K at most): the tile in four copies, the

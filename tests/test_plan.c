@@ -467,6 +467,31 @@ static void check_two_frag_xs(void) {
   lb_recipe_free(r);
 }
 
+/* Blocks of fewer channel groups where that spreads a grid of a wave or
+** more evenly over the SMs, for one fragment only (lb_gen.c, "Even
+** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
+** until 2026-11-28.  Each row: n, k, m, grid, warps. */
+static void check_even(void) {
+  static const int want[5][5] = {{28672, 4096, 1, 896, 2},
+                                 {6144, 4096, 8, 384, 4},
+                                 {28672, 4096, 16, 224, 8},
+                                 {4096, 4096, 1, 256, 8},
+                                 {1024, 4096, 1, 64, 8}};
+  lb_recipe *r = NULL;
+  int i;
+  if ((r = load("w4.lua", w4_text)) == NULL) return;
+  for (i = 0; i < 5; i++) {
+    lb_gemv_cfg c;
+    const int *w = want[i];
+    check_plan_with(r, "w4", w[0], w[1], w[2], 132, NULL);
+    CHECK(lb_plan_gemv(r, w[0], w[1], w[2], 132, NULL, "test", &c) ==
+                  LB_OK && c.grid == w[3] && c.warps == w[4],
+          "w4 %d x %d, m = %d: %d blocks of %d warps, not %d of %d", w[1],
+          w[0], w[2], c.grid, c.warps, w[3], w[4]);
+  }
+  lb_recipe_free(r);
+}
+
 /* Scales and zeros of different sizes travel in the ring too, each in
 ** rows of its own size (before 2026-11-27 neither the ring nor resident
 ** rows took them, and 7-bit group 32 with f32 zeros ran at 0.73x cuBLAS
@@ -943,6 +968,7 @@ int main(void) {
   check_knob_tm();
   check_ring_scales();
   check_two_frag_xs();
+  check_even();
   check_mixed_slots();
   check_short_k();
   check_phases();
