@@ -51,7 +51,7 @@ skipped=""
 # H100, 2026-11-27), so two calls split them: "tests sanitizer bench", then
 # the rest; with every step selected, those that no longer fit are skipped,
 # and the run fails.
-all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-sweep bench-model"
+all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-model bench-sweep"
 steps=${LOWBIT_RUN_STEPS:-$all_steps}
 for s in $steps; do
   case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
@@ -304,6 +304,11 @@ if room 120 "bench-narrow"; then
     >"$out/bench-narrow.log" 2>&1 || bench_rc=1
   lap "bench narrow"
 fi
+# The whole-model step (bench/model.py: a Llama-3-8B decode step's linear
+# layers in a CUDA graph, lowbit plain and overlapped, cuBLAS, tinygemm),
+# before the sweep's long bench: it took 17 to 23 s on the H200, and a call
+# whose time ran out in the sweep's bench skipped it (2026-11-28).
+pybench bench-model 45 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
 # The pairwise sweep's recipes (test_sweep --write) against cuBLAS at M = 1
 # and 8, narrow to wide (K a multiple of every group the sweep has), in two
 # halves (lowbit bench takes 32 recipes at most); the slowest row is in the
@@ -325,9 +330,6 @@ if room 160 "bench-sweep"; then
   done
   lap "bench sweep"
 fi
-# The whole-model step (bench/model.py: a Llama-3-8B decode step's linear
-# layers in a CUDA graph, lowbit plain and overlapped, cuBLAS, tinygemm).
-pybench bench-model 100 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
 
 grep -E "FAIL|worst error" "$out/gpu.log" "$out/gpu-sweep.log" "$out/gpu-wg.log" 2>/dev/null | head -40
 sed -n '/^recipe /,$p' "$out/bench.log" 2>/dev/null
