@@ -251,7 +251,7 @@ static void one(const char *path) {
       free(g2);
       /* the wgmma plan (wg=1), which only sm_90 (as sm_90a) runs */
       if (ms[j] > lb_gemv_rows(r)) {
-            char *gw = NULL;
+        char *gw = NULL;
         f0 = failures;
         CHECK(lb_generate_plan(r, 4096, 4096, ms[j], 132, "wg=1", &gw) ==
                   LB_OK && strstr(gw, "constexpr bool LB_WG = true;"),
