@@ -440,10 +440,13 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
 ** 64 rows.  Two warpgroups a block got 128 registers a thread and ptxas
 ** serialised their wgmmas (C7511; wide_rule: a16w1_g64 8192 x 8192 at
 ** M = 64 58.6 against 39.8 us); 128 rows spilled under that cap (LB_MINB,
-** emit_plan).  The rule's bs and the blocks split-K counts on (fit) ask
-** it; a plan's bs=2 is taken as asked. */
+** emit_plan).  Warpgroups along K (wk = 2, plans that ask for wgmma up
+** to 32 rows) are two a block as well: a16w7_g32's at 4096 x 4096, M =
+** 32, spilled 68 bytes at 128 registers (none without the cap).  The
+** rule's bs and the blocks split-K counts on (fit) ask it; a plan's bs=2
+** is taken as asked. */
 static int regs_for_two(const lb_gemm_cfg *c) {
-  return !c->wg || (c->bm <= 64 && c->warps_n <= 4);
+  return !c->wg || (c->bm <= 64 && c->warps_n * c->warps_k <= 4);
 }
 
 /* What follows from a part's sub-stage and budget (KB a block). */
