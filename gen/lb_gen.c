@@ -183,6 +183,11 @@ static int evenness(int blocks, int sms) {
   return (int)(1000LL * blocks / ((long long)sms * per));
 }
 
+/* A resident row of x: K padded to 128 bytes plus 64 (plan_resident). */
+static int x_row_bytes(const lb_format *f, int k) {
+  return (k * f->asize + 127) / 128 * 128 + 64;
+}
+
 /* What a block keeps in shared memory besides its rings.  Scales and
 ** zeros: its rows, each padded by 16 bytes so that the eight rows a load
 ** touches fall in different banks; only when a row is whole 16-byte
@@ -213,7 +218,7 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
     cfg->srowb = rowb + 16;
   cfg->smem = ring + rows * cfg->srowb * arrays;
   cfg->fsmem = cfg->smem + (cfg->fold - 1) * ring;
-  cfg->xrowb = (k * f->asize + 127) / 128 * 128 + 64;
+  cfg->xrowb = x_row_bytes(f, k);
   cfg->xs_m = cfg->xres / cfg->xrowb;
 }
 
@@ -460,6 +465,17 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
         best = t.warps;
       }
     }
+    /* Each block copies its rows of x before its first tile, so smaller
+    ** blocks copy x more times over (at 896 blocks and M = 2, 15 MB
+    ** against 59 MB of 8-bit codes): one row resident, 2..8 rows read
+    ** from L2 with the tiles.  H200, A/B against x resident
+    ** up to 3 rows in one device call (`lowbit bench --m 1,2,3,4 --iters
+    ** 30`, 2026-11-28), µs at M = 2 / 3: a16w4_g128 4096 x 28672 28.3 /
+    ** 35.6 -> 24.1 / 24.2, 4096 x 14336 18.2 / 22.6 -> 16.1 / 16.3;
+    ** a16w8_channel 4096 x 14336 26.2 / 26.5 -> 22.5 / 22.7; M = 1 and 4
+    ** within 0.15 us; bench/model.py (overlapped) at M = 2 1472 -> 1314
+    ** us a step. */
+    if (best < cfg->warps) cfg->xres = x_row_bytes(f, k);
     cfg->warps = best;
   }
   /* 7-bit codes where a warp has one tile (applied below, where a plan

@@ -472,11 +472,14 @@ static void check_two_frag_xs(void) {
 ** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
 ** until 2026-11-28.  Each row: n, k, m, grid, warps. */
 static void check_even(void) {
-  static const int want[5][5] = {{28672, 4096, 1, 896, 2},
-                                 {6144, 4096, 8, 384, 4},
-                                 {28672, 4096, 16, 224, 8},
-                                 {4096, 4096, 1, 256, 8},
-                                 {1024, 4096, 1, 64, 8}};
+  /* n, k, m: blocks, warps, rows of x resident (one where the blocks were
+  ** made smaller: each copies its x, 2026-11-28; none with two fragments
+  ** or, at 1024 x 4096, a cluster) */
+  static const int want[5][6] = {{28672, 4096, 1, 896, 2, 1},
+                                 {6144, 4096, 8, 384, 4, 1},
+                                 {28672, 4096, 16, 224, 8, 0},
+                                 {4096, 4096, 1, 256, 8, 3},
+                                 {1024, 4096, 1, 64, 8, 0}};
   lb_recipe *r = NULL;
   int i;
   if ((r = load("w4.lua", w4_text)) == NULL) return;
@@ -485,9 +488,11 @@ static void check_even(void) {
     const int *w = want[i];
     check_plan_with(r, "w4", w[0], w[1], w[2], 132, NULL);
     CHECK(lb_plan_gemv(r, w[0], w[1], w[2], 132, NULL, "test", &c) ==
-                  LB_OK && c.grid == w[3] && c.warps == w[4],
-          "w4 %d x %d, m = %d: %d blocks of %d warps, not %d of %d", w[1],
-          w[0], w[2], c.grid, c.warps, w[3], w[4]);
+                  LB_OK && c.grid == w[3] && c.warps == w[4] &&
+              c.xs_m == w[5],
+          "w4 %d x %d, m = %d: %d blocks of %d warps, x resident to m = "
+          "%d, not %d of %d, %d",
+          w[1], w[0], w[2], c.grid, c.warps, c.xs_m, w[3], w[4], w[5]);
   }
   lb_recipe_free(r);
 }
