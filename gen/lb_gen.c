@@ -478,6 +478,35 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (best < cfg->warps) cfg->xres = x_row_bytes(f, k);
     cfg->warps = best;
   }
+  /* 3- and 5-bit codes where a warp of the split has two tiles (K =
+  ** 8192, split 4): the two tiles are the whole loop, issued together in
+  ** the prologue, and every warp's math waits on both.  Split the K once
+  ** less and the code rows in two instead (the template's lb_part): each
+  ** warp then runs all 8 tiles with half their rows, a loop long enough to
+  ** overlap its loads.  Found by `lowbit tune` of 5-bit group 32 at 8192 x
+  ** 8192.  H200, 2026-11-28, `lowbit bench --m 1,8 --iters 30`, two
+  ** repeats: LOWBIT_PLAN split=2,rsplit=1 against the rules in one device
+  ** call (8 recipes, 3 shapes), then this rule against the planner before
+  ** it in another.  µs at M = 1 / 8, K x N = 8192 x 8192: 5-bit group 32
+  ** with bf16 scales and zeros 38.9 / 41.6 -> 33.6 / 35.1 (cuBLAS 36.5 /
+  ** 36.0), a16w5_g64 29.0 / 32.2 -> 24.2 / 27.3, 5-bit group 64 with f32
+  ** scales 29.1 / 32.6 -> 24.4 / 26.1, a16w3_g128 18.5 / 22.3 -> 17.8 /
+  ** 20.1; 8192 x 16384: 5-bit 10 to 17% faster (group 32: 66.9 / 74.3 ->
+  ** 59.9 / 63.7, cuBLAS 66.1 / 66.3), 3-bit -6 to +3%.  Not with one
+  ** tile a warp (4096 x 14336: 5-bit up to 51% slower), nor for 6- and
+  ** 7-bit codes (-4 to +17%), nor where the halved grid would leave SMs
+  ** idle (8192 x 4096: 128 blocks; asked at 16384 x 1024, 64 channel
+  ** groups, it ran 2 to 3 times slower). */
+  if (cfg->lazy && lay.codes == 32 && (lay.bits == 3 || lay.bits == 5) &&
+      cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
+      cfg->split == 4 && tiles == 2 * cfg->split) {
+    lb_gemv_cfg t = *cfg;
+    t.split = 2;
+    if (channel_blocks(&t, groups) >= sms) {
+      cfg->split = 2;
+      cfg->rsplit = 1;
+    }
+  }
   /* 7-bit codes where a warp has one tile (applied below, where a plan
   ** gives a warp one tile of K at most): the tile in four copies, the
   ** math starting on the first (the template's phases).  H200, `lowbit

@@ -497,6 +497,37 @@ static void check_even(void) {
   lb_recipe_free(r);
 }
 
+/* 3- and 5-bit codes whose warps would have two tiles each (K = 8192,
+** split 4) split each tile's code rows between two warps instead (split
+** 2, rsplit), where the grid still fills the SMs (2026-11-28); not with
+** one tile a warp, not for 7-bit codes. */
+static void check_two_tiles(void) {
+  static const char text[] =
+      "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
+      "scales { group = 64 }\ndequant \"q * s\"\n";
+  /* n, k: split, rsplit */
+  static const int want[4][4] = {{8192, 8192, 2, 1},
+                                 {16384, 8192, 2, 1},
+                                 {4096, 8192, 4, 0},
+                                 {14336, 4096, 4, 0}};
+  lb_recipe *r = NULL, *r7 = NULL;
+  lb_gemv_cfg c;
+  int i;
+  if ((r = load("w5.lua", text)) == NULL) return;
+  for (i = 0; i < 4; i++) {
+    const int *w = want[i];
+    CHECK(gemv_at(r, "w5", w[0], w[1], NULL, &c) && c.split == w[2] &&
+              c.rsplit == w[3],
+          "w5 %d x %d: split %d, rsplit %d, not %d, %d", w[1], w[0],
+          c.split, c.rsplit, w[2], w[3]);
+  }
+  lb_recipe_free(r);
+  if ((r7 = load("w7.lua", w7_text)) == NULL) return;
+  CHECK(gemv_at(r7, "w7", 8192, 8192, NULL, &c) && !c.rsplit,
+        "w7 8192 x 8192: rsplit %d, not 0", c.rsplit);
+  lb_recipe_free(r7);
+}
+
 /* Scales and zeros of different sizes travel in the ring too, each in
 ** rows of its own size (before 2026-11-27 neither the ring nor resident
 ** rows took them, and 7-bit group 32 with f32 zeros ran at 0.73x cuBLAS
@@ -974,6 +1005,7 @@ int main(void) {
   check_ring_scales();
   check_two_frag_xs();
   check_even();
+  check_two_tiles();
   check_mixed_slots();
   check_short_k();
   check_phases();
