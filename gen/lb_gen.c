@@ -474,8 +474,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     ** 35.6 -> 24.1 / 24.2, 4096 x 14336 18.2 / 22.6 -> 16.1 / 16.3;
     ** a16w8_channel 4096 x 14336 26.2 / 26.5 -> 22.5 / 22.7; M = 1 and 4
     ** within 0.15 us; bench/model.py (overlapped) at M = 2 1472 -> 1314
-    ** us a step. */
-    if (best < cfg->warps) cfg->xres = x_row_bytes(f, k);
+    ** us a step.  (A budget lowered, never raised: a row larger than
+    ** LB_XRES_KB, K > 16352 in f16, stays in global memory.) */
+    if (best < cfg->warps && cfg->xres > x_row_bytes(f, k))
+      cfg->xres = x_row_bytes(f, k);
     cfg->warps = best;
   }
   /* 3- and 5-bit codes where a warp of the split has two tiles (K =

@@ -473,9 +473,10 @@ static void check_two_frag_xs(void) {
 ** until 2026-11-28.  Each row: n, k, m, grid, warps. */
 static void check_even(void) {
   /* n, k, m: blocks, warps, rows of x resident (one where the blocks were
-  ** made smaller: each copies its x, 2026-11-28; none with two fragments
-  ** or, at 1024 x 4096, a cluster) */
-  static const int want[5][6] = {{28672, 4096, 1, 896, 2, 1},
+  ** made smaller: each copies its x, 2026-11-28; none where a row is more
+  ** than LB_XRES_KB, with two fragments or, at 1024 x 4096, a cluster) */
+  static const int want[6][6] = {{28672, 4096, 1, 896, 2, 1},
+                                 {28672, 16384, 1, 896, 2, 0},
                                  {6144, 4096, 8, 384, 4, 1},
                                  {28672, 4096, 16, 224, 8, 0},
                                  {4096, 4096, 1, 256, 8, 3},
@@ -483,7 +484,7 @@ static void check_even(void) {
   lb_recipe *r = NULL;
   int i;
   if ((r = load("w4.lua", w4_text)) == NULL) return;
-  for (i = 0; i < 5; i++) {
+  for (i = 0; i < 6; i++) {
     lb_gemv_cfg c;
     const int *w = want[i];
     check_plan_with(r, "w4", w[0], w[1], w[2], 132, NULL);
