@@ -384,12 +384,19 @@ static int cmd_compile(const args *a) {
       }
       if (!info.ptx) {
         lb_kernel_use ks[8];
-        int nk = 0, f;
+        int nk = 0, f, said = 0;
         lb_log_kernels(log, ks, 8, &nk);
         for (f = 0; f < nk; f++)
-          if (ks[f].regs >= 0)
+          if (ks[f].regs >= 0) {
             printf("  %s: %d registers, %d bytes spilled\n", ks[f].name,
                    ks[f].regs, ks[f].spill);
+            said++;
+          }
+        /* NVRTC 12.9+ answers a repeated compile from the driver's cache,
+        ** at times without ptxas's lines (an H200, 2026-11-28) */
+        if (!said)
+          printf("  no register report from ptxas (if NVRTC answered from "
+                 "its own cache, CUDA_CACHE_DISABLE=1 compiles anew)\n");
       }
       if (info.warnings) {
         printf("%s", log ? log : "");
