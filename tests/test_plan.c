@@ -470,11 +470,11 @@ static void check_two_frag_xs(void) {
 /* Blocks of fewer channel groups where that spreads a grid of a wave or
 ** more evenly over the SMs, for one fragment only (lb_gen.c, "Even
 ** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
-** until 2026-11-28.  Each row: n, k, m, grid, warps. */
+** until 2026-11-28.  Each row: n, k, m, grid, warps, rows of x resident
+** (one where the blocks were made smaller, as each copies its x; none
+** where a row is more than LB_XRES_KB, with two fragments or, at 1024 x
+** 4096, a cluster). */
 static void check_even(void) {
-  /* n, k, m: blocks, warps, rows of x resident (one where the blocks were
-  ** made smaller: each copies its x, 2026-11-28; none where a row is more
-  ** than LB_XRES_KB, with two fragments or, at 1024 x 4096, a cluster) */
   static const int want[6][6] = {{28672, 4096, 1, 896, 2, 1},
                                  {28672, 16384, 1, 896, 2, 0},
                                  {6144, 4096, 8, 384, 4, 1},
