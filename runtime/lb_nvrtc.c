@@ -46,12 +46,20 @@ static int pick_arch(int want, int *exact) {
   return best;
 }
 
-#define NOPTS 4
+#define NOPTS 5
 
 /* -split-compile=0: the kernels of a program (a GEMV has two entry
 ** points) are optimized on as many threads as there are CPUs, which
-** about halves the wall time of a compile on two cores. */
-static void options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
+** about halves the wall time of a compile on two cores.
+** --no-cache (NVRTC 12.9 and newer): NVRTC keeps a cache of its own in
+** the driver's compute cache wherever a driver is, and answers a compile
+** it has seen from it, without ptxas's report of registers and spills
+** (H200, 2026-11-28: the sweep's compiles took 0.02-0.08 s, one came back
+** with no report).  lowbit caches binaries itself (lb_cache), log
+** included; a second cache underneath only hides what a compile cost and
+** what it said.  Returns the options' count. */
+static int options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
+  int major = 0, minor = 0, n = 4;
   /* sm_90 as sm_90a: wgmma (the GEMM's sm_90 plan) exists only there;
   ** such code runs on sm_90 parts alone, the only ones it is made for */
   snprintf(arg, 64, "--gpu-architecture=%s_%d%s", ptx ? "compute" : "sm", arch,
@@ -60,6 +68,9 @@ static void options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
   opts[1] = "-std=c++17";
   opts[2] = "--ptxas-options=-v";
   opts[3] = "-split-compile=0";
+  lb_nvrtc_version(&major, &minor);
+  if (major > 12 || (major == 12 && minor >= 9)) opts[n++] = "--no-cache";
+  return n;
 }
 
 static lb_status compile(const char *src, int arch, int ptx, lb_binary *out) {
@@ -69,12 +80,12 @@ static lb_status compile(const char *src, int arch, int ptx, lb_binary *out) {
   const char *opts[NOPTS];
   size_t n = 0;
   lb_status st = LB_OK;
-  options(arch, ptx, arg, opts);
+  const int no = options(arch, ptx, arg, opts);
   rc = nvrtcCreateProgram(&prog, src, "lowbit.cu", 0, NULL, NULL);
   if (rc != NVRTC_SUCCESS)
     return lb_fail(LB_ECOMPILE, "nvrtcCreateProgram: %s",
                    nvrtcGetErrorString(rc));
-  rc = nvrtcCompileProgram(prog, NOPTS, opts);
+  rc = nvrtcCompileProgram(prog, no, opts);
   if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 0 &&
       (out->log = malloc(n + 1)) != NULL) {
     nvrtcGetProgramLog(prog, out->log);
@@ -108,7 +119,7 @@ done:
 /* The cache key: the source, then the NVRTC version and the options,
 ** each after a NUL (which no source contains). */
 static char *cache_key(const char *src, const char *const opts[NOPTS],
-                       size_t *len) {
+                       int no, size_t *len) {
   int major = 0, minor = 0, i;
   char ver[48];
   const char *part[NOPTS + 2];
@@ -118,10 +129,10 @@ static char *cache_key(const char *src, const char *const opts[NOPTS],
   snprintf(ver, sizeof ver, "nvrtc %d.%d", major, minor);
   part[0] = src;
   part[1] = ver;
-  for (i = 0; i < NOPTS; i++) part[i + 2] = opts[i];
-  for (i = 0; i < NOPTS + 2; i++) n += strlen(part[i]) + 1;
+  for (i = 0; i < no; i++) part[i + 2] = opts[i];
+  for (i = 0; i < no + 2; i++) n += strlen(part[i]) + 1;
   if ((k = malloc(n)) == NULL) return NULL;
-  for (i = 0; i < NOPTS + 2; i++) {
+  for (i = 0; i < no + 2; i++) {
     size_t l = strlen(part[i]) + 1;   /* with its NUL */
     memcpy(k + at, part[i], l);
     at += l;
@@ -132,7 +143,7 @@ static char *cache_key(const char *src, const char *const opts[NOPTS],
 
 lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
                     double *seconds) {
-  int exact, use;
+  int exact, use, no;
   char arg[64], *key;
   const char *opts[NOPTS];
   size_t keylen = 0;
@@ -146,8 +157,8 @@ lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
   if (use == 0)
     return lb_fail(LB_EUNSUP, "NVRTC knows no architecture at or below "
                    "sm_%d", arch);
-  options(use, !exact, arg, opts);
-  if ((key = cache_key(src, opts, &keylen)) == NULL)
+  no = options(use, !exact, arg, opts);
+  if ((key = cache_key(src, opts, no, &keylen)) == NULL)
     return lb_fail(LB_EMEM, "lb_obtain: out of memory");
   hash = lb_hash(LB_HASH_INIT, key, keylen);
   if (lb_cache_get(hash, key, keylen, out) == LB_OK) {
