@@ -475,9 +475,14 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     ** a16w8_channel 4096 x 14336 26.2 / 26.5 -> 22.5 / 22.7; M = 1 and 4
     ** within 0.15 us; bench/model.py (overlapped) at M = 2 1472 -> 1314
     ** us a step.  (A budget lowered, never raised: a row larger than
-    ** LB_XRES_KB, K > 16352 in f16, stays in global memory.) */
-    if (best < cfg->warps && cfg->xres > x_row_bytes(f, k))
-      cfg->xres = x_row_bytes(f, k);
+    ** LB_XRES_KB, K > 16352 in f16, stays in global memory.)  In whole
+    ** KB, the knob's unit, so that the plan's words make this plan again
+    ** (lowbit tune, the tuning table: until 2026-11-28 they read 8 KB for
+    ** K = 4096, less than a row, and timed no resident x as the rules). */
+    {
+      const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
+      if (best < cfg->warps && cfg->xres > row) cfg->xres = row;
+    }
     cfg->warps = best;
   }
   /* 3- and 5-bit codes where a warp of the split has two tiles (K =

@@ -56,6 +56,21 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
     CHECK(strlen(words) + 1 < LB_PLAN_LEN, "%s n=%d k=%d: plan \"%s\" of "
           "%zu characters leaves LB_PLAN_LEN (%d) no room", name, n, k, words,
           strlen(words), LB_PLAN_LEN);
+    /* and the words make the same plan: lowbit tune times the rules, and
+    ** the tuning table and lb_op_overlap keep plans, as their words */
+    {
+      lb_gemv_cfg w;
+      char *s2 = NULL;
+      if (lb_gen_gemv(r, n, k, m, sms, words, "test", 0, &w, &s2) != LB_OK)
+        CHECK(0, "%s n=%d k=%d m=%d: its plan's words \"%s\": %s", name, n,
+              k, m, words, lb_errmsg());
+      else
+        CHECK(memcmp(&w, &c, sizeof w) == 0, "%s n=%d k=%d m=%d: its plan's "
+              "words \"%s\" make another plan (x resident to m = %d, not "
+              "%d; %d bytes of shared memory, not %d)", name, n, k, m, words,
+              w.xs_m, c.xs_m, w.smem, c.smem);
+      free(s2);
+    }
   }
   CHECK(c.nf == (m > LB_MAX_M ? 2 : 1), "%s n=%d k=%d m=%d: %d fragments",
         name, n, k, m, c.nf);
