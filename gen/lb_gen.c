@@ -526,6 +526,26 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** there.  Not for a tile that K does not fill (K < 1024: only its first
   ** words are copied at all). */
   if (lay.bits == 7 && k >= lay.tile) cfg->ph = 4;
+  /* A block of one channel group whose warps have a tile each reads
+  ** every value of x once: copying its rows into shared memory first
+  ** (lb_gemv_xs) adds a round trip before the first tile and reuses
+  ** nothing.  One row stays resident (M = 1); 2..8 rows are read with the
+  ** tiles.  Found by `lowbit tune --m 1,8` of 8-bit codes at 1024 x 4096
+  ** (256 blocks of 8 warps, split 8).  H200, `lowbit bench --m 2,8 --iters
+  ** 40` against the planner before in one device call (2026-11-28, two
+  ** repeats, 12 recipes of 1 to 8 bits at 1024 x 256, 1024 x 4096, 2048
+  ** x 512, 2048 x 4096, 4096 x 4096), µs at M = 2 / 8: 8-bit codes 3 to
+  ** 9% faster at both (group 64 at 1024 x 4096: 8.05 / 8.50 -> 7.60 /
+  ** 7.70, cuBLAS 8.03 / 8.08; a16w8_channel 7.20 / 7.65 -> 6.75 / 7.10);
+  ** the others 2 to 14% faster at M = 2 (a16w1_g64 at 4096 x 4096: 9.10
+  ** -> 7.80, a16w4_g128 at 2048 x 4096 8.15 -> 7.40) and within -1.5 to
+  ** +2.7% at M = 8 (a16w2_g64 at 2048 x 512 5.65 -> 5.80: 2- and 4-bit
+  ** codes lose there, 1-, 3- and 5- to 7-bit codes do not). */
+  if (cfg->cluster == 1 && !cfg->rsplit && cfg->warps == cfg->split &&
+      tiles <= cfg->split && m <= LB_MAX_M) {
+    const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
+    if (cfg->xres > row) cfg->xres = row;
+  }
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8

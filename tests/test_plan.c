@@ -538,6 +538,31 @@ static void check_even(void) {
   lb_recipe_free(r);
 }
 
+/* A block of one channel group whose warps have a tile each keeps one
+** row of x resident (8-bit codes, K = 1024: 8 tiles, split 8), not where
+** its warps have two tiles or more (K = 2048, 4096). */
+static void check_one_tile(void) {
+  static const char w8_text[] =
+      "name \"w8\"\nactivations \"f16\"\nweights { bits = 8 }\n"
+      "scales { group = 1024 }\ndequant \"q * s\"\n";
+  static const int want[4][4] = {
+      {4096, 1024, 8, 1}, {256, 1024, 8, 1}, {4096, 2048, 8, 7},
+      {4096, 4096, 8, 3}};
+  lb_recipe *r = NULL;
+  int i;
+  if ((r = load("w8.lua", w8_text)) == NULL) return;
+  for (i = 0; i < 4; i++) {
+    lb_gemv_cfg c;
+    const int *w = want[i];
+    check_plan_with(r, "w8", w[0], w[1], w[2], 132, NULL);
+    CHECK(lb_plan_gemv(r, w[0], w[1], w[2], 132, NULL, "test", &c) ==
+                  LB_OK && c.warps == 8 && c.split == 8 && c.xs_m == w[3],
+          "w8 %d x %d, m = %d: %d warps split %d, x resident to m = %d, "
+          "not 8, 8, %d", w[1], w[0], w[2], c.warps, c.split, c.xs_m, w[3]);
+  }
+  lb_recipe_free(r);
+}
+
 /* 3- and 5-bit codes whose warps would have two tiles each (K = 8192,
 ** split 4) split each tile's code rows between two warps instead (split
 ** 2, rsplit), where the grid still fills the SMs (2026-11-28); not with
@@ -1046,6 +1071,7 @@ int main(void) {
   check_ring_scales();
   check_two_frag_xs();
   check_even();
+  check_one_tile();
   check_two_tiles();
   check_mixed_slots();
   check_short_k();
