@@ -539,8 +539,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 7.70, cuBLAS 8.03 / 8.08; a16w8_channel 7.20 / 7.65 -> 6.75 / 7.10);
   ** the others 2 to 14% faster at M = 2 (a16w1_g64 at 4096 x 4096: 9.10
   ** -> 7.80, a16w4_g128 at 2048 x 4096 8.15 -> 7.40) and within -1.5 to
-  ** +2.7% at M = 8 (a16w2_g64 at 2048 x 512 5.65 -> 5.80: 2- and 4-bit
-  ** codes lose there, 1-, 3- and 5- to 7-bit codes do not). */
+  ** +2.7% at M = 8 (2- and 4-bit codes lose 2 to 3% there: a16w2_g64 at
+  ** 2048 x 512 5.65 -> 5.80; the other widths -1.5 to +1.4%). */
   if (cfg->cluster == 1 && !cfg->rsplit && cfg->warps == cfg->split &&
       tiles <= cfg->split && m <= LB_MAX_M) {
     const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
