@@ -392,11 +392,9 @@ static int cmd_compile(const args *a) {
                    ks[f].regs, ks[f].spill);
             said++;
           }
-        /* NVRTC 12.9+ answers a repeated compile from the driver's cache,
-        ** at times without ptxas's lines (an H200, 2026-11-28) */
-        if (!said)
-          printf("  no register report from ptxas (if NVRTC answered from "
-                 "its own cache, CUDA_CACHE_DISABLE=1 compiles anew)\n");
+        /* say so rather than print nothing (NVRTC's own cache answered
+        ** so until lowbit passed it --no-cache, runtime/lb_nvrtc.c) */
+        if (!said) printf("  no register report in ptxas's log\n");
       }
       if (info.warnings) {
         printf("%s", log ? log : "");

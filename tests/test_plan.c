@@ -427,10 +427,15 @@ static void check_knob_r(void) {
 /* The GEMV plan of r at n x k (one row, 132 SMs) with plan's knobs (NULL:
 ** the rules') into *c, with check_plan_with's invariants there (which
 ** fail where it does not generate); 0 if it does not plan. */
+static int gemv_rows(const lb_recipe *r, const char *name, int n, int k,
+                     int m, const char *plan, lb_gemv_cfg *c) {
+  check_plan_with(r, name, n, k, m, 132, plan);
+  return lb_plan_gemv(r, n, k, m, 132, plan, "test", c) == LB_OK;
+}
+
 static int gemv_at(const lb_recipe *r, const char *name, int n, int k,
                    const char *plan, lb_gemv_cfg *c) {
-  check_plan_with(r, name, n, k, 1, 132, plan);
-  return lb_plan_gemv(r, n, k, 1, 132, plan, "test", c) == LB_OK;
+  return gemv_rows(r, name, n, k, 1, plan, c);
 }
 
 /* Recipes more than one check plans: 7-bit codes in groups of 32 with
@@ -498,9 +503,8 @@ static void check_two_frag_xs(void) {
   if ((r = load("w4.lua", w4_text)) == NULL) return;
   for (i = 0; i < 2; i++) {
     lb_gemv_cfg c;
-    check_plan_with(r, "w4", shp[i][0], shp[i][1], 16, 132, NULL);
-    CHECK(lb_plan_gemv(r, shp[i][0], shp[i][1], 16, 132, NULL, "test", &c) ==
-                  LB_OK && c.nf == 2 && c.xs_m == shp[i][2],
+    CHECK(gemv_rows(r, "w4", shp[i][0], shp[i][1], 16, NULL, &c) &&
+              c.nf == 2 && c.xs_m == shp[i][2],
           "w4 %d x %d, 16 rows: %d fragment(s), x resident up to m = %d, not %d",
           shp[i][1], shp[i][0], c.nf, c.xs_m, shp[i][2]);
   }
@@ -527,10 +531,8 @@ static void check_even(void) {
   for (i = 0; i < 6; i++) {
     lb_gemv_cfg c;
     const int *w = want[i];
-    check_plan_with(r, "w4", w[0], w[1], w[2], 132, NULL);
-    CHECK(lb_plan_gemv(r, w[0], w[1], w[2], 132, NULL, "test", &c) ==
-                  LB_OK && c.grid == w[3] && c.warps == w[4] &&
-              c.xs_m == w[5],
+    CHECK(gemv_rows(r, "w4", w[0], w[1], w[2], NULL, &c) &&
+              c.grid == w[3] && c.warps == w[4] && c.xs_m == w[5],
           "w4 %d x %d, m = %d: %d blocks of %d warps, x resident to m = "
           "%d, not %d of %d, %d",
           w[1], w[0], w[2], c.grid, c.warps, c.xs_m, w[3], w[4], w[5]);
@@ -554,9 +556,8 @@ static void check_one_tile(void) {
   for (i = 0; i < 4; i++) {
     lb_gemv_cfg c;
     const int *w = want[i];
-    check_plan_with(r, "w8", w[0], w[1], w[2], 132, NULL);
-    CHECK(lb_plan_gemv(r, w[0], w[1], w[2], 132, NULL, "test", &c) ==
-                  LB_OK && c.warps == 8 && c.split == 8 && c.xs_m == w[3],
+    CHECK(gemv_rows(r, "w8", w[0], w[1], w[2], NULL, &c) && c.warps == 8 &&
+              c.split == 8 && c.xs_m == w[3],
           "w8 %d x %d, m = %d: %d warps split %d, x resident to m = %d, "
           "not 8, 8, %d", w[1], w[0], w[2], c.warps, c.split, c.xs_m, w[3]);
   }
