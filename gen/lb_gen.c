@@ -171,9 +171,9 @@ static int ring_takes(const lb_gemv_cfg *c, int stage, int sst) {
 }
 
 /* The blocks of plan c for `groups` channel groups (a cluster's as many). */
+static int blocks_for(int groups, int per) { return (groups + per - 1) / per; }
 static int channel_blocks(const lb_gemv_cfg *c, int groups) {
-  const int per = c->warps / c->split;
-  return (groups + per - 1) / per;
+  return blocks_for(groups, c->warps / c->split);
 }
 
 /* How evenly `blocks` spread over the SMs, in thousandths: the blocks
@@ -186,6 +186,16 @@ static int evenness(int blocks, int sms) {
 /* A resident row of x: K padded to 128 bytes plus 64 (plan_resident). */
 static int x_row_bytes(const lb_format *f, int k) {
   return (k * f->asize + 127) / 128 * 128 + 64;
+}
+
+/* x's resident budget lowered to one row (never raised: a row larger than
+** LB_XRES_KB stays in global memory), in whole KB, the knob's unit, so
+** that the plan's words make this plan again (lowbit tune, the tuning
+** table: until 2026-11-28 they read 8 KB for K = 4096, less than a row,
+** and timed no resident x as the rules). */
+static void one_row_x(const lb_format *f, int k, lb_gemv_cfg *cfg) {
+  const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
+  if (cfg->xres > row) cfg->xres = row;
 }
 
 /* What a block keeps in shared memory besides its rings.  Scales and
@@ -454,15 +464,12 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** evenness at least. */
   if (cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
       channel_blocks(cfg, groups) >= sms) {
-    lb_gemv_cfg t = *cfg;
     int best = cfg->warps, be = evenness(channel_blocks(cfg, groups), sms);
-    while (t.warps / t.split >= 2) {
-      int e;
-      t.warps /= 2;
-      e = evenness(channel_blocks(&t, groups), sms);
+    for (int w = cfg->warps / 2; w >= cfg->split; w /= 2) {
+      const int e = evenness(blocks_for(groups, w / cfg->split), sms);
       if (e > be + 50) {
         be = e;
-        best = t.warps;
+        best = w;
       }
     }
     /* Each block copies its rows of x before its first tile, so smaller
@@ -474,15 +481,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     ** 35.6 -> 24.1 / 24.2, 4096 x 14336 18.2 / 22.6 -> 16.1 / 16.3;
     ** a16w8_channel 4096 x 14336 26.2 / 26.5 -> 22.5 / 22.7; M = 1 and 4
     ** within 0.15 us; bench/model.py (overlapped) at M = 2 1472 -> 1314
-    ** us a step.  (A budget lowered, never raised: a row larger than
-    ** LB_XRES_KB, K > 16352 in f16, stays in global memory.)  In whole
-    ** KB, the knob's unit, so that the plan's words make this plan again
-    ** (lowbit tune, the tuning table: until 2026-11-28 they read 8 KB for
-    ** K = 4096, less than a row, and timed no resident x as the rules). */
-    {
-      const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
-      if (best < cfg->warps && cfg->xres > row) cfg->xres = row;
-    }
+    ** us a step. */
+    if (best < cfg->warps) one_row_x(f, k, cfg);
     cfg->warps = best;
   }
   /* 3- and 5-bit codes where a warp of the split has two tiles (K =
@@ -507,9 +507,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->lazy && lay.codes == 32 && (lay.bits == 3 || lay.bits == 5) &&
       cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
       cfg->split == 4 && tiles == 2 * cfg->split) {
-    lb_gemv_cfg t = *cfg;
-    t.split = 2;
-    if (channel_blocks(&t, groups) >= sms) {
+    if (blocks_for(groups, cfg->warps / 2) >= sms) {
       cfg->split = 2;
       cfg->rsplit = 1;
     }
@@ -542,10 +540,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** +2.7% at M = 8 (2- and 4-bit codes lose 2 to 3% there: a16w2_g64 at
   ** 2048 x 512 5.65 -> 5.80; the other widths -1.5 to +1.4%). */
   if (cfg->cluster == 1 && !cfg->rsplit && cfg->warps == cfg->split &&
-      tiles <= cfg->split && m <= LB_MAX_M) {
-    const int row = (x_row_bytes(f, k) + 1023) / 1024 * 1024;
-    if (cfg->xres > row) cfg->xres = row;
-  }
+      tiles <= cfg->split && m <= LB_MAX_M)
+    one_row_x(f, k, cfg);
   /* In a cluster a warp with one or two tiles uses a sliver of x:
   ** copying all of it into every block first (lb_gemv_xs) would cost
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8

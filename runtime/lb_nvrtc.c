@@ -57,9 +57,11 @@ static int pick_arch(int want, int *exact) {
 ** (H200, 2026-11-28: the sweep's compiles took 0.02-0.08 s, one came back
 ** with no report).  lowbit caches binaries itself (lb_cache), log
 ** included; a second cache underneath only hides what a compile cost and
-** what it said.  Returns the options' count. */
-static int options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
-  int major = 0, minor = 0, n = 4;
+** what it said.  major.minor: NVRTC's version.  Returns the options'
+** count. */
+static int options(int arch, int ptx, int major, int minor, char arg[64],
+                   const char *opts[NOPTS]) {
+  int n = 4;
   /* sm_90 as sm_90a: wgmma (the GEMM's sm_90 plan) exists only there;
   ** such code runs on sm_90 parts alone, the only ones it is made for */
   snprintf(arg, 64, "--gpu-architecture=%s_%d%s", ptx ? "compute" : "sm", arch,
@@ -68,19 +70,17 @@ static int options(int arch, int ptx, char arg[64], const char *opts[NOPTS]) {
   opts[1] = "-std=c++17";
   opts[2] = "--ptxas-options=-v";
   opts[3] = "-split-compile=0";
-  lb_nvrtc_version(&major, &minor);
   if (major > 12 || (major == 12 && minor >= 9)) opts[n++] = "--no-cache";
   return n;
 }
 
-static lb_status compile(const char *src, int arch, int ptx, lb_binary *out) {
+/* opts[0]: the architecture, which messages name. */
+static lb_status compile(const char *src, const char *const opts[NOPTS], int no,
+                         int ptx, lb_binary *out) {
   nvrtcProgram prog;
   nvrtcResult rc;
-  char arg[64];
-  const char *opts[NOPTS];
   size_t n = 0;
   lb_status st = LB_OK;
-  const int no = options(arch, ptx, arg, opts);
   rc = nvrtcCreateProgram(&prog, src, "lowbit.cu", 0, NULL, NULL);
   if (rc != NVRTC_SUCCESS)
     return lb_fail(LB_ECOMPILE, "nvrtcCreateProgram: %s",
@@ -92,7 +92,7 @@ static lb_status compile(const char *src, int arch, int ptx, lb_binary *out) {
     out->log[n] = '\0';
   }
   if (rc != NVRTC_SUCCESS) {
-    st = lb_fail(LB_ECOMPILE, "NVRTC (%s): %s\n%s", arg,
+    st = lb_fail(LB_ECOMPILE, "NVRTC (%s): %s\n%s", opts[0],
                  nvrtcGetErrorString(rc), out->log ? out->log : "");
     goto done;
   }
@@ -118,14 +118,13 @@ done:
 
 /* The cache key: the source, then the NVRTC version and the options,
 ** each after a NUL (which no source contains). */
-static char *cache_key(const char *src, const char *const opts[NOPTS],
-                       int no, size_t *len) {
-  int major = 0, minor = 0, i;
+static char *cache_key(const char *src, int major, int minor,
+                       const char *const opts[NOPTS], int no, size_t *len) {
+  int i;
   char ver[48];
   const char *part[NOPTS + 2];
   size_t n = 0, at = 0;
   char *k;
-  nvrtcVersion(&major, &minor);
   snprintf(ver, sizeof ver, "nvrtc %d.%d", major, minor);
   part[0] = src;
   part[1] = ver;
@@ -143,7 +142,7 @@ static char *cache_key(const char *src, const char *const opts[NOPTS],
 
 lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
                     double *seconds) {
-  int exact, use, no;
+  int exact, use, no, major, minor;
   char arg[64], *key;
   const char *opts[NOPTS];
   size_t keylen = 0;
@@ -157,14 +156,15 @@ lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
   if (use == 0)
     return lb_fail(LB_EUNSUP, "NVRTC knows no architecture at or below "
                    "sm_%d", arch);
-  no = options(use, !exact, arg, opts);
-  if ((key = cache_key(src, opts, no, &keylen)) == NULL)
+  lb_nvrtc_version(&major, &minor);   /* (once: options and key) */
+  no = options(use, !exact, major, minor, arg, opts);
+  if ((key = cache_key(src, major, minor, opts, no, &keylen)) == NULL)
     return lb_fail(LB_EMEM, "lb_obtain: out of memory");
   hash = lb_hash(LB_HASH_INIT, key, keylen);
   if (lb_cache_get(hash, key, keylen, out) == LB_OK) {
     *cache = 1;
   } else {
-    st = compile(src, use, !exact, out);
+    st = compile(src, opts, no, !exact, out);
     if (st == LB_OK) lb_cache_put(hash, key, keylen, out);
   }
   free(key);
