@@ -255,12 +255,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   }
   /* cuBLAS multiplies the same weights, dequantized and rounded to the
   ** activation type. */
-  for (i = 0; i < n; i++) {
-    int kk;
-    for (kk = 0; kk < k; kk++)
-      lb_store(c.f.act, dense, (size_t)i * (size_t)k + (size_t)kk,
-               lb_case_weight(&c, i, kk));
-  }
+  lb_case_dense(&c, dense);
   wok = lb_upload_weights(&c, &j.w);
   j.x = lb_upload(c.x, c.x_bytes);
   j.wdense = lb_upload(dense, (size_t)n * (size_t)k * 2);

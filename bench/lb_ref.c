@@ -240,74 +240,103 @@ double lb_case_weight(const lb_case *c, int j, int kk) {
   return weight(c, j, kk, &mag);
 }
 
-/* One thread's share of the reference: output channels j0..j1-1. */
+/* Work over output channels, shared among the machine's cores: fn(c,
+** j0, j1, arg) for ranges that cover [0, n).  Each channel is one
+** thread's, computed as it would be alone, so results do not depend on
+** the thread count.  work: the operations, below which one thread does
+** it all (a thread costs more than it saves). */
+typedef void (*lb_chan_fn)(const lb_case *c, int j0, int j1, void *arg);
 typedef struct {
   const lb_case *c;
+  lb_chan_fn fn;
+  void *arg;
+  int j0, j1;
+} lb_chan_part;
+
+static void *chan_part(void *a) {
+  lb_chan_part *p = a;
+  p->fn(p->c, p->j0, p->j1, p->arg);
+  return NULL;
+}
+
+static void over_channels(const lb_case *c, double work, lb_chan_fn fn,
+                          void *arg) {
+  enum { MAXT = 32 };
+  pthread_t tid[MAXT];
+  lb_chan_part part[MAXT];
+  int started[MAXT];
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int t, nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
+  if (work < 1 << 22) nt = 1;
+  if (nt > c->n) nt = c->n;
+  for (t = 0; t < nt; t++) {
+    part[t] = (lb_chan_part){c, fn, arg, (int)((long long)c->n * t / nt),
+                             (int)((long long)c->n * (t + 1) / nt)};
+    started[t] = t > 0 && pthread_create(&tid[t], NULL, chan_part, &part[t]) == 0;
+  }
+  /* thread 0's share, and any share no thread could be started for */
+  for (t = 0; t < nt; t++)
+    if (!started[t]) chan_part(&part[t]);
+  for (t = 1; t < nt; t++)
+    if (started[t]) pthread_join(tid[t], NULL);
+}
+
+/* The reference's outputs of channels j0..j1-1. */
+typedef struct {
   const double *xr;
   double *y64, *mag64;
-  int j0, j1;
-} lb_ref_part;
+} lb_ref_out;
 
-static void *reference_part(void *arg) {
-  lb_ref_part *p = arg;
-  const lb_case *c = p->c;
+static void reference_part(const lb_case *c, int j0, int j1, void *arg) {
+  const lb_ref_out *o = arg;
   int i, j, kk;
   double *w = malloc(sizeof(double) * (size_t)c->k);
   double *wm = malloc(sizeof(double) * (size_t)c->k);
-  for (j = p->j0; w != NULL && wm != NULL && j < p->j1; j++) {
+  for (j = j0; w != NULL && wm != NULL && j < j1; j++) {
     double b = c->bias ? lb_load(c->f.out, c->bias, (size_t)j) : 0;
     for (kk = 0; kk < c->k; kk++) w[kk] = weight(c, j, kk, &wm[kk]);
     for (i = 0; i < c->m; i++) {
-      const double *x = p->xr + (size_t)i * (size_t)c->k;
+      const double *x = o->xr + (size_t)i * (size_t)c->k;
       double s = 0, q = 0;
       for (kk = 0; kk < c->k; kk++) {
         s += x[kk] * w[kk];
         q += (x[kk] * wm[kk]) * (x[kk] * wm[kk]);
       }
-      p->y64[(size_t)i * (size_t)c->n + (size_t)j] = s + b;
-      if (p->mag64) p->mag64[(size_t)i * (size_t)c->n + (size_t)j] = sqrt(q);
+      o->y64[(size_t)i * (size_t)c->n + (size_t)j] = s + b;
+      if (o->mag64) o->mag64[(size_t)i * (size_t)c->n + (size_t)j] = sqrt(q);
     }
   }
   free(w);
   free(wm);
-  return NULL;
 }
 
-/* Channels are shared among the machine's cores: the GPU suite's large
-** cases (M = 100, K = 16384) are bound by this loop, not by the GPU. Each
-** output is one thread's sum in the same order, so the result does not
-** depend on the thread count. */
+/* The GPU suite's large cases (M = 100, K = 16384) are bound by this
+** loop, not by the GPU: its channels go to the machine's cores. */
 int lb_case_reference(const lb_case *c, double *y64, double *mag64) {
-  enum { MAXT = 32 };
-  pthread_t tid[MAXT];
-  lb_ref_part part[MAXT];
-  int started[MAXT];
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  double work = (double)c->m * c->n * c->k;
-  int t, nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
   size_t i, total = (size_t)c->m * (size_t)c->k;
   double *xr = malloc(sizeof(double) * total);
+  lb_ref_out o = {xr, y64, mag64};
   if (xr == NULL) {
     lb_fail(LB_EMEM, "lb_case_reference: no memory for x in double");
     return 0;
   }
   for (i = 0; i < total; i++) xr[i] = lb_load(c->f.act, c->x, i);
-  if (work < 1 << 22) nt = 1; /* a thread costs more than it saves */
-  if (nt > c->n) nt = c->n;
-  for (t = 0; t < nt; t++) {
-    part[t] = (lb_ref_part){c, xr, y64, mag64,
-                            (int)((long long)c->n * t / nt),
-                            (int)((long long)c->n * (t + 1) / nt)};
-    started[t] = t > 0 &&
-                 pthread_create(&tid[t], NULL, reference_part, &part[t]) == 0;
-  }
-  /* thread 0's share, and any share no thread could be started for */
-  for (t = 0; t < nt; t++)
-    if (!started[t]) reference_part(&part[t]);
-  for (t = 1; t < nt; t++)
-    if (started[t]) pthread_join(tid[t], NULL);
+  over_channels(c, (double)c->m * c->n * c->k, reference_part, &o);
   free(xr);
   return 1;
+}
+
+static void dense_part(const lb_case *c, int j0, int j1, void *dense) {
+  int j, kk;
+  for (j = j0; j < j1; j++)
+    for (kk = 0; kk < c->k; kk++)
+      lb_store(c->f.act, dense, (size_t)j * (size_t)c->k + (size_t)kk,
+               lb_case_weight(c, j, kk));
+}
+
+void lb_case_dense(const lb_case *c, void *dense) {
+  /* (a weight costs about what ten multiply-adds of the reference do) */
+  over_channels(c, 10.0 * c->n * c->k, dense_part, dense);
 }
 
 static double unit_roundoff(lb_dtype t) {
