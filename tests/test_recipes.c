@@ -70,6 +70,30 @@ static void reference(const lb_recipe *r, uint64_t seed) {
   lb_case_free(&c);
 }
 
+/* The benchmark's dense weights (lb_case_dense, channels over threads)
+** against one thread's loop: the same bytes. */
+static void dense(const lb_recipe *r, uint64_t seed) {
+  lb_case c;
+  int n = 401, k = 4096 + (r->group ? r->group : 32), j, kk;
+  const size_t total = (size_t)n * (size_t)k;
+  uint16_t *a = malloc(total * 2), *b = malloc(total * 2);
+  CHECK(a != NULL && b != NULL, "no memory");
+  if (a && b && lb_case_make(&c, r, 1, n, k, seed)) {
+    memset(a, 0x5a, total * 2);
+    memset(b, 0xa5, total * 2);
+    for (j = 0; j < n; j++)
+      for (kk = 0; kk < k; kk++)
+        lb_store(r->act, a, (size_t)j * (size_t)k + (size_t)kk, lb_case_weight(&c, j, kk));
+    lb_case_dense(&c, b);
+    CHECK(memcmp(a, b, total * 2) == 0, "dense weights %dx%d differ", n, k);
+    lb_case_free(&c);
+  } else if (a && b) {
+    CHECK(0, "lb_case_make: %s", lb_errmsg());
+  }
+  free(a);
+  free(b);
+}
+
 /* sm_90 alone, for the kernels only it runs (early GEMVs, wgmma plans). */
 static const int sm90[] = {90};
 
@@ -267,6 +291,7 @@ static void one(const char *path) {
   round_trip(r, 5, 4096 + (r->group ? r->group : 32), 3);
   printf("  pack/unpack round trips checked\n");
   reference(r, 4);
+  dense(r, 5);
   printf("  float64 reference checked\n");
   free(a);
   free(b);
