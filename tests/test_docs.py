@@ -34,7 +34,13 @@ def lines_outside_code(path):
     return out
 
 
+known = {}
+
+
 def anchors(path):
+    """The anchors of path's headings (read once a page)."""
+    if path in known:
+        return known[path]
     seen, found = {}, set()
     for _, line in lines_outside_code(path):
         m = re.match(r"^#{1,6}\s+(.*)$", line)
@@ -44,6 +50,7 @@ def anchors(path):
         k = seen.get(s, 0)
         found.add(s if k == 0 else "%s-%d" % (s, k))
         seen[s] = k + 1
+    known[path] = found
     return found
 
 

@@ -82,8 +82,10 @@ intree_py() {
 # The steps LOWBIT_RUN_STEPS names (above) decide what runs; tests that
 # are not selected count as passed, and say so in the summary.
 ctest_rc=0 gpu_rc=0 py_rc=0
+# The device's arch as lowbit names it (90 for sm_90; empty if unknown).
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
 sm90=0
-[ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = "9.0" ] && sm90=1
+[ "$arch" = 90 ] && sm90=1
 if want tests; then
   # The tests may take this long (s) before they are stopped and fail, so
   # that the summary still comes back.
@@ -329,7 +331,6 @@ if room 160 "bench-sweep"; then
   # is lowbit compile's for the device's SM count and arch (where either is
   # unknown here, nothing is compiled ahead; the bench compiles as before).
   sw_shapes=16384x48,1024x256,1024x4096,16384x1024,8192x8192
-  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
   sms=$(python3 -c 'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>/dev/null)
   if [ -n "$arch" ] && [ -n "$sms" ]; then
     for r in "${sw[@]}"; do
