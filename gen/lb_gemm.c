@@ -292,8 +292,9 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 65 rows, and from 33 for all but 7-bit codes and 3-, 5-
-** and 6-bit codes in groups under 128.  Its code is one copy for every
+** the rule: from 65 rows, from 33 for all but 7-bit codes and 3-, 5- and
+** 6-bit codes in groups under 128, and from 9 for 8-bit codes in layers
+** wide enough (below).  Its code is one copy for every
 ** sub-stage of a packing tile (LB_QNORM, a funnel shift of the words);
 ** one copy a sub-stage had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5-
 ** to 7-bit codes.  It came in three steps, measured below: the widths
@@ -326,9 +327,24 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
 ** the 3-, 5- and 6-bit codes' 128-channel tiles spilled (test_sweep "" 64:
 ** 52 to 244 bytes at 255 registers) where a sub-stage meets more than two
 ** scale groups (groups of 32, or 64 with zeros; 64 without zeros did not,
-** but stays with them): groups under 128 stay mma.sync's there. */
-static int wr_rule(const lb_format *f, int bucket) {
+** but stays with them): groups under 128 stay mma.sync's there.
+** 8-bit codes take it from 9 rows too where its 64-channel tiles (cut
+** two ways in a cluster at most) fill a wave: at 17..32 rows where the
+** tiles are half the SMs or more, at 9..16 where they are as many.
+** H200, 2026-11-29, lowbit bench --m 16,24,32 --iters 30, wgmma from 9
+** rows against the rules before in one device call, two repeats, 8-bit
+** recipes with f16 and bf16 activations, f32, f16 and bf16 scales, per
+** channel and groups of 32 to 256: at 17..32 rows a16w8_channel 4096 x
+** 14336 38.4 / 37.3 -> 30.3 / 30.2 us (M = 24 / 32; cuBLAS 33.3 /
+** 33.0), 8192 x 8192 35.5 / 35.2 -> 33.9 / 34.2, the others 3 to 20%
+** faster at both shapes; at 9..16 rows 4096 x 14336 0 to 14% faster
+** (a16w8_channel 33.5 -> 29.0), 8192 x 8192 -5 to +3%.  With 64 tiles
+** (N = 4096) slower: 14336 x 4096, M = 16, 18 to 48%, 4096 x 4096 3 to
+** 16% (a16w8_channel 13.7 -> 15.9). */
+static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
   const int b = f->lay.bits;
+  if (b == 8 && bucket <= 1)
+    return (n + 63) / 64 >= (bucket == 1 ? sms / 2 : sms);
   if (b == 7 || ((b == 3 || b == 5 || b == 6) &&
                  !(f->per_channel || f->group >= 128)))
     return bucket >= 3;
@@ -376,11 +392,11 @@ static int tm_rule(void) { return 1; }
 ** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
 ** (mma.sync 24.4 and 481.1).  docs/architecture.md
 ** ("The wgmma plan") says what was tried. */
-static void plan_wg(const lb_format *f, int k, int bucket, const knobs *kn,
-                    lb_gemm_cfg *c) {
+static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
+                    const knobs *kn, lb_gemm_cfg *c) {
   memset(c, 0, sizeof *c);
   c->wg = 1;
-  c->wr = pick(kn, K_WR, wr_rule(f, bucket));
+  c->wr = pick(kn, K_WR, wr_rule(f, n, sms, bucket));
   c->tm = c->wr && pick(kn, K_TM, tm_rule());   /* (a wr plan's only) */
   /* From 257 rows, tiles of 256 (wgmma m64n256k16: a dequantised A
   ** fragment feeds twice the MMAs, x is read once for 256 rows) where codes
@@ -540,7 +556,7 @@ static void tile_by_waves(const lb_format *f, int n, int k, int sms,
   knobs k128 = *kn;
   lb_gemm_cfg alt;
   k128.v[K_BM] = 128;
-  plan_wg(f, k, 5, &k128, &alt);
+  plan_wg(f, n, k, sms, 5, &k128, &alt);
   finish(f, n, k, 5, hi_kb(&alt), &k128, &alt);
   if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
   if (wave_cost(&alt, tops[5].top, sms) < wave_cost(c, tops[5].top, sms)) {
@@ -583,10 +599,10 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                      "warpgroups (wn 4 or 8, wm 1)", from, plan);
     use_wg = kn->v[K_WG] == 1 ||
              (kn->v[K_WG] < 0 && wgwarps &&
-              (kn->v[K_TM] == 1 || pick(kn, K_WR, wr_rule(f, bucket)) == 1));
+              (kn->v[K_TM] == 1 || pick(kn, K_WR, wr_rule(f, n, sms, bucket)) == 1));
   }
   if (use_wg) {
-    plan_wg(f, k, bucket, kn, &p->wg);
+    plan_wg(f, n, k, sms, bucket, kn, &p->wg);
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
