@@ -161,7 +161,9 @@ fi
 # M = 352 at N = 14336 (257..384 on 128-row tiles there), and 3-bit codes
 # at K = 1024, N = 256 (each tile's code rows split over a channel group's
 # two warps, rsplit, with M = 5), and 7-bit codes at K = 1024, N = 4096
-# (a warp's only tile in four copies, ph, with M = 3).  Each case then
+# (a warp's only tile in four copies, ph, with M = 3); bf16 activations at
+# 64 rows, 8-bit codes at 24 rows of a layer wide enough for sm_90's wgmma
+# plan (4224 channels) and 5-bit codes at M = 8.  Each case then
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
@@ -181,7 +183,10 @@ if room 60 sanitizer; then
          "$root/recipes/a16w8_channel.lua 200 1000 512"
          "$root/recipes/a16w4_g128.lua 352 14336 256"
          "$root/recipes/a16w3_g128.lua 5 256 1024"
-         "$root/bench/recipes/a16w7_g32.lua 3 4096 1024")
+         "$root/bench/recipes/a16w7_g32.lua 3 4096 1024"
+         "$root/recipes/bf16w4_g128.lua 64 1000 2048"
+         "$root/recipes/a16w8_channel.lua 24 4224 1024"
+         "$root/bench/recipes/a16w5_g64.lua 8 1000 1024")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
