@@ -12,8 +12,6 @@
 
 #include <cuda_runtime.h>
 
-#include "lb_gemm.h"
-#include "lb_gen.h"
 #include "lb_ref.h"
 #include "lb_timer.h"
 #include "lb_tuner.h"
@@ -50,8 +48,8 @@ typedef struct tuner {
 ** where the recipe takes them: not tuned, its rules' plan); else the
 ** GEMM's bucket. */
 static int bucket_of(const lb_recipe *r, int m) {
-  const int nf = lb_gemv_frags(r, m);
-  return nf == 1 ? -1 : nf == 2 ? -2 : lb_gemm_bucket(m);
+  lb_rows rw;
+  return lb_rows_of(r, m, &rw) == LB_OK ? rw.bucket : -3;
 }
 
 typedef struct tjob {
@@ -228,19 +226,17 @@ static void print_times(const tuner *t, int b, const double *us) {
 
 /* ---- one bucket ------------------------------------------------------- */
 
-/* Bucket b's rows in words ("65..160", "385+"; -1: the GEMV), read off
-** lb_gemm_bucket itself rather than a table to keep beside it. */
-static void bucket_rows(int b, char *buf, size_t len) {
-  int lo, hi;
-  if (b < 0) {
-    snprintf(buf, len, "1..%d (the GEMV)", LB_MAX_M);
-    return;
-  }
-  lb_gemm_span(b, &lo, &hi);
-  if (hi == 0)
-    snprintf(buf, len, "%d+", lo);
+/* The rows of m's range in words ("65..160", "385+", "1..8 (the GEMV)"),
+** as lb_rows_of says them. */
+static void bucket_rows(const lb_recipe *r, int m, char *buf, size_t len) {
+  lb_rows rw;
+  if (lb_rows_of(r, m, &rw) != LB_OK)
+    snprintf(buf, len, "?");
+  else if (rw.hi == 0)
+    snprintf(buf, len, "%d+", rw.lo);
   else
-    snprintf(buf, len, "%d..%d", lo, hi);
+    snprintf(buf, len, "%d..%d%s", rw.lo, rw.hi,
+             rw.bucket < 0 ? " (the GEMV)" : "");
 }
 
 static void tune_bucket(tuner *t, int b) {
@@ -254,7 +250,7 @@ static void tune_bucket(tuner *t, int b) {
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
-  bucket_rows(b, name, sizeof name);
+  bucket_rows(t->r, m0, name, sizeof name);
   printf("bucket %s (m =", name);
   for (i = 0; i < t->o->nm; i++)
     if (bucket_of(t->r, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
@@ -443,7 +439,8 @@ int lb_tune_run(const lb_tune_opts *o) {
   lb_recipe *r = NULL;
   struct cudaDeviceProp prop;
   char path[4200];
-  int i, b, maxm = 0, rc = 1, wok = 0;
+  int i, b, m, maxm = 0, rc = 1, wok = 0;
+  lb_rows rw;
   lb_status st;
   double t0;
   struct timespec ts;
@@ -509,10 +506,14 @@ int lb_tune_run(const lb_tune_opts *o) {
              "rules' plan)\n", o->m[i]);
       break;
     }
-  for (b = -1; b < LB_GEMM_BUCKETS; b++) {
+  /* every range of rows in order (lb_rows_of), but the two-fragment GEMV's */
+  for (m = 1;; m = rw.hi + 1) {
     int here = 0;
+    if (lb_rows_of(r, m, &rw) != LB_OK) break;
+    b = rw.bucket;
     for (i = 0; i < o->nm; i++) here |= bucket_of(r, o->m[i]) == b;
-    if (here) tune_bucket(&t, b);
+    if (here && b != -2) tune_bucket(&t, b);
+    if (rw.hi == 0) break;
   }
   clock_gettime(CLOCK_MONOTONIC, &ts);
   printf("%s in %.1f s%s%s\n", o->dry ? "timed (dry run: nothing written)"

@@ -19,6 +19,26 @@ static lb_status check_m(int m, const char *fn) {
   return LB_OK;
 }
 
+lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
+  lb_status st;
+  if (out) memset(out, 0, sizeof *out);
+  if (r == NULL || out == NULL)
+    return lb_fail(LB_EARG, "lb_rows_of: %s is NULL", r ? "out" : "recipe");
+  if ((st = check_m(m, "lb_rows_of")) != LB_OK) return st;
+  if (m <= lb_gemv_rows(r)) {
+    const int nf = lb_gemv_frags(r, m);
+    snprintf(out->kind, sizeof out->kind, "gemv");
+    out->lo = nf == 1 ? 1 : LB_MAX_M + 1;
+    out->hi = nf == 1 ? LB_MAX_M : lb_gemv_rows(r);
+    out->bucket = -nf;
+    return LB_OK;
+  }
+  snprintf(out->kind, sizeof out->kind, "gemm");
+  out->bucket = lb_gemm_bucket(m);
+  lb_gemm_span(out->bucket, &out->lo, &out->hi);
+  return LB_OK;
+}
+
 lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
                         char **src) {
   lb_status st;

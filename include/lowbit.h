@@ -118,6 +118,18 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);
 
+/* The range of rows that share the kernel m rows use, for recipe r: its
+** kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end), and the range's
+** index, as lb_op_plan, the tuning table and `lowbit tune` key plans: -1
+** the GEMV with one fragment of x (1..8 rows), -2 with two (9..16 rows,
+** 3- and 4-bit codes), 0.. the GEMM's buckets.  To walk every range,
+** start at m = 1 and go on from hi + 1 until hi is 0. */
+typedef struct lb_rows {
+  char kind[8];
+  int lo, hi, bucket;
+} lb_rows;
+LB_API lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out);
+
 /* What the kernel that m rows use is, without compiling it. */
 typedef struct lb_kernel_desc {
   char kind[8];      /* "gemv" or "gemm" */

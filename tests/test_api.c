@@ -214,6 +214,38 @@ static void describe_and_find(const char *path) {
     CHECK(in.bits == 8 && in.is_signed && in.group == 0 && in.zeros == NULL &&
               !strcmp(in.dequant, "q * s"),
           "a16w8_channel described wrongly");
+  if (r && c) {   /* the ranges of rows that share a kernel */
+    lb_rows w;
+    int m, ranges = 0, next = 1;
+    CHECK(lb_rows_of(r, 1, &w) == LB_OK && !strcmp(w.kind, "gemv") &&
+              w.lo == 1 && w.hi == 8 && w.bucket == -1,
+          "rows of m = 1: %s %d..%d (%d)", w.kind, w.lo, w.hi, w.bucket);
+    CHECK(lb_rows_of(r, 12, &w) == LB_OK && !strcmp(w.kind, "gemv") &&
+              w.lo == 9 && w.hi == 16 && w.bucket == -2,
+          "4-bit rows of m = 12: %s %d..%d (%d)", w.kind, w.lo, w.hi, w.bucket);
+    CHECK(lb_rows_of(c, 12, &w) == LB_OK && !strcmp(w.kind, "gemm") &&
+              w.lo == 9 && w.hi == 16 && w.bucket == 0,
+          "8-bit rows of m = 12: %s %d..%d (%d)", w.kind, w.lo, w.hi, w.bucket);
+    CHECK(lb_rows_of(r, 300, &w) == LB_OK && !strcmp(w.kind, "gemm") &&
+              w.lo == 257 && w.hi == 384,
+          "rows of m = 300: %s %d..%d", w.kind, w.lo, w.hi);
+    /* walked from m = 1: contiguous, each m inside its own range, to the end */
+    for (m = 1; m <= LB_MAX_ROWS && lb_rows_of(r, m, &w) == LB_OK; m = w.hi + 1) {
+      CHECK(w.lo == next && (w.hi == 0 || w.hi >= w.lo), "range %d: %d..%d",
+            ranges, w.lo, w.hi);
+      next = w.hi + 1;
+      ranges++;
+      if (w.hi == 0) break;
+    }
+    CHECK(ranges == 8 && w.hi == 0 && lb_rows_of(r, LB_MAX_ROWS, &w) == LB_OK &&
+              w.hi == 0, "a16w4_g128: %d ranges of rows, the last to %d", ranges,
+          w.hi);
+    refused(lb_rows_of(r, 0, &w), LB_EARG, "lb_rows_of", "rows of m = 0");
+    refused(lb_rows_of(r, LB_MAX_ROWS + 1, &w), LB_EARG, "lb_rows_of",
+            "rows past LB_MAX_ROWS");
+    refused(lb_rows_of(r, 1, NULL), LB_EARG, "lb_rows_of", "rows into NULL");
+    refused(lb_rows_of(NULL, 1, &w), LB_EARG, "lb_rows_of", "rows of NULL");
+  }
   CHECK(lb_version() && strchr(lb_version(), '.'), "lb_version: %s",
         lb_version() ? lb_version() : "NULL");
   lb_free(NULL);
