@@ -32,6 +32,7 @@ static int checks;
 
 static int splits_run;   /* GEMM cases that split K */
 static int tails_run;    /* GEMM cases whose last rows ran apart */
+static int streams_run;  /* unsplit cases run on two streams at once */
 
 /* Copies y back and checks it against the reference: all written, finite,
 ** within the bound, nothing past the end.  *err: the error over its bound;
@@ -172,6 +173,49 @@ done:
   free(hc);
 }
 
+/* Two streams at once where split_case does not run (the GEMV, or a
+** GEMM that does not split K): the op runs four times on each, interleaved,
+** into two outputs, which must both equal the checked result h1 bit for
+** bit.  Up to 128 rows (the copies back are the cost). */
+static void two_streams(lb_op *op, const lb_case *c, const lb_weights *w,
+                        const void *dx, void *dy, int m, cudaStream_t stream,
+                        const unsigned char *h1, const char *what) {
+  void *dy2 = NULL;
+  unsigned char *h2 = malloc(c->y_bytes), *h3 = malloc(c->y_bytes);
+  cudaStream_t s2 = NULL;
+  int i, sp = 1, cl = 0;
+  if (m > 128 || lb_op_splits(op, m, &sp, &cl) != LB_OK || (m > LB_MAX_M && sp > 1))
+    goto done;
+  if (!h2 || !h3 || cudaMalloc(&dy2, c->y_bytes) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) != cudaSuccess) {
+    GCHECK(0, "%s: two streams: allocation failed", what);
+    goto done;
+  }
+  streams_run++;
+  cudaMemset(dy, 0xff, c->y_bytes);
+  cudaMemset(dy2, 0xff, c->y_bytes);
+  cudaDeviceSynchronize();
+  for (i = 0; i < 4; i++)
+    if (lb_op_run(op, m, dx, w, dy, stream) != LB_OK ||
+        lb_op_run(op, m, dx, w, dy2, s2) != LB_OK) {
+      GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
+      goto done;
+    }
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "%s: two streams: kernel failed", what);
+    goto done;
+  }
+  cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
+  cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
+  GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
+         "%s: two streams at once changed the result", what);
+done:
+  if (s2) cudaStreamDestroy(s2);
+  cudaFree(dy2);
+  free(h2);
+  free(h3);
+}
+
 /* One (shape, m) run; returns the error over its bound (or -1 on error)
 ** and the relative error in *rel. */
 static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
@@ -237,7 +281,8 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     snprintf(what, sizeof what, "m=%d n=%d k=%d bias=%d%s", m, n, k,
              with_bias, tail ? " (last rows apart)" : "");
   }
-  check_y(&c, dy, hy, y64, mag64, what, &err, rel);
+  if (check_y(&c, dy, hy, y64, mag64, what, &err, rel))
+    two_streams(op, &c, &w, dx, dy, m, stream, hy, what);
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
 done:
   lb_op_destroy(op);
@@ -544,11 +589,13 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
       if (rel > worst_rel) worst_rel = rel;
     }
     printf("  GEMM M=9..4096: worst relative error %.2e, worst error/bound "
-           "%.2f; %d case(s) split K, %d ran their last rows apart\n",
-           worst_rel, worst, splits_run, tails_run);
+           "%.2f; %d case(s) split K, %d ran their last rows apart; %d "
+           "(GEMV and GEMM, unsplit) on two streams at once\n",
+           worst_rel, worst, splits_run, tails_run, streams_run);
     GCHECK(splits_run > 0, "no GEMM case split K");
     GCHECK(tails_run > 0, "no GEMM case ran its last rows apart");
-    splits_run = tails_run = 0;
+    GCHECK(streams_run > 0, "no unsplit case ran on two streams");
+    splits_run = tails_run = streams_run = 0;
   }
   overlap_case(ctx, r, 5, 1024, seed++, stream);
   overlap_case(ctx, r, 40, 1024, seed++, stream);
