@@ -576,7 +576,10 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         {160, 300, 1024}, {161, 1000, 0}, {224, 1000, 1024},
         /* 257..384 on a wide layer (sm_90, 132 SMs: 128-row tiles for
         ** codes within words), whole and with 44 rows apart after 256 */
-        {352, 14336, 256}, {300, 14336, 256}};
+        {352, 14336, 256}, {300, 14336, 256},
+        /* large M on a wide N (K the group); 8-bit codes' wgmma plan at
+        ** 9..32 rows on sm_90 (layers wide enough for a wave of tiles) */
+        {4096, 4112, 0}, {24, 4224, 1024}, {12, 8448, 1024}};
     double worst = 0, worst_rel = 0;
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
