@@ -1,6 +1,8 @@
 # The Python wheel: liblowbit.so as lowbit/_lib/liblowbit.so and the
 # shipped recipes as lowbit/recipes/*.lua.  pyproject.toml sets the
 # install prefix to the package's directory and builds only lowbit_shared.
+# The library finds the recipes from its own file, at ../recipes
+# (LB_RECIPES_FROM_LIB in CMakeLists.txt): the two places go together.
 # Included by CMakeLists.txt instead of install.cmake when SKBUILD is set.
 if(NOT TARGET lowbit_shared)
   message(FATAL_ERROR "the Python package needs liblowbit.so, which is not "

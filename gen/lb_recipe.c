@@ -24,6 +24,7 @@
 
 #include "lb_err.h"
 #include "lb_recipe.h"
+#include "lb_where.h"
 
 #define MEM_LIMIT   (8u << 20)     /* bytes a recipe may allocate */
 #define INSN_LIMIT  (10000000L)    /* VM instructions a recipe may run */
@@ -663,7 +664,9 @@ static lb_status too_long(FILE *f, const char *path) {
 }
 
 /* Where a recipe named without a path is looked for: each directory of
-** $LOWBIT_RECIPE_PATH (':'-separated), then the installed recipes. */
+** $LOWBIT_RECIPE_PATH (':'-separated), then the installed recipes where
+** the library lies (lb_where), then LB_RECIPE_DIR, where they were
+** configured to go: "" in a wheel, whose build prefix is gone. */
 #ifndef LB_RECIPE_DIR
 #define LB_RECIPE_DIR "/usr/local/share/lowbit/recipes"
 #endif
@@ -676,21 +679,66 @@ static int is_name(const char *s) {
          !(n >= 4 && strcmp(s + n - 4, ".lua") == 0) && strcmp(s, "-") != 0;
 }
 
+/* 1 when dir holds name.lua, a file; found then names it. */
+static int in_dir(const char *dir, const char *name, char *found, size_t len) {
+  struct stat sb;
+  int n = snprintf(found, len, "%s/%s.lua", dir, name);
+  return n > 0 && (size_t)n < len && stat(found, &sb) == 0 &&
+         S_ISREG(sb.st_mode);
+}
+
+/* The same directory, by another name too (a link, "lib/../share"). */
+static int same_dir(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return strcmp(a, b) == 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* 1 when dir is one of the ':'-separated directories of path. */
+static int on_path(const char *path, const char *dir) {
+  char copy[4096], *d, *save = NULL;
+  snprintf(copy, sizeof copy, "%s", path);
+  for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+    if (same_dir(d, dir)) return 1;
+  return 0;
+}
+
+/* The message names exactly the directories looked in: a folder that was
+** not searched (a configured prefix that does not exist, skipped as a
+** repeat) would send the user to the wrong place. */
 static lb_status find_named(const char *name, char *found, size_t len) {
   const char *e = getenv("LOWBIT_RECIPE_PATH");
-  char dirs[4096];
-  char *dir, *save = NULL;
-  snprintf(dirs, sizeof dirs, "%s%s%s", e ? e : "", e && *e ? ":" : "",
-           LB_RECIPE_DIR);
-  for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-    struct stat sb;
-    int n = snprintf(found, len, "%s/%s.lua", dir, name);
-    if (n > 0 && (size_t)n < len && stat(found, &sb) == 0 && S_ISREG(sb.st_mode))
-      return LB_OK;
+  char dirs[LB_WHERE_MAX + 1][LB_WHERE_LEN], from[LB_WHERE_LEN];
+  char copy[4096], list[1024], *d, *save = NULL;
+  size_t used = 0;
+  int i, j, n;
+  if (e == NULL) e = "";
+  snprintf(copy, sizeof copy, "%s", e);
+  for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+    if (in_dir(d, name, found, len)) return LB_OK;
+  n = lb_where_recipes(dirs, LB_WHERE_MAX, from, sizeof from);
+  if (LB_RECIPE_DIR[0] != '\0')
+    snprintf(dirs[n++], LB_WHERE_LEN, "%s", LB_RECIPE_DIR);
+  list[0] = '\0';
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < i && !same_dir(dirs[j], dirs[i]); j++) {}
+    if (j < i || on_path(e, dirs[i])) continue;   /* searched already */
+    if (in_dir(dirs[i], name, found, len)) return LB_OK;
+    if (used < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                               used ? " or " : "", dirs[i]);
   }
+  if (used > 0)
+    return lb_fail(LB_EIO, "%s: no such recipe file, and no %s.lua in "
+                   "LOWBIT_RECIPE_PATH (%s) or %s", name, name,
+                   *e ? e : "unset", list);
+  if (n == 0)
+    return lb_fail(LB_EIO, "%s: no such recipe file, and no %s.lua in "
+                   "LOWBIT_RECIPE_PATH (%s); no installed recipes were "
+                   "found beside %s", name, name, *e ? e : "unset",
+                   from[0] ? from : "the library");
   return lb_fail(LB_EIO, "%s: no such recipe file, and no %s.lua in "
-                 "LOWBIT_RECIPE_PATH (%s) or %s", name, name,
-                 e && *e ? e : "unset", LB_RECIPE_DIR);
+                 "LOWBIT_RECIPE_PATH (%s)", name, name, *e ? e : "unset");
 }
 
 lb_status lb_recipe_load(const char *path, lb_recipe **out) {

@@ -35,8 +35,8 @@ _LAZY = {
     "ops": (".ops", None),
     "quant": (".quant", None),
     "runtime": (".runtime", None),
-    # checkpoint converters live in their own module (another branch);
-    # lowbit.convert is an AttributeError until it exists.
+    # checkpoint converters (NumPy; torch only for torch tensors), imported
+    # on first use like the modules above.
     "convert": (".convert", None),
 }
 

@@ -5,7 +5,9 @@
 # (exactly the LB_API functions of the installed lowbit.h), the installed
 # tool, a project beside this script built with find_package(lowbit)
 # against liblowbit.so and liblowbit.a, and main.c built with
-# `cc $(pkg-config --cflags --libs lowbit)`; each program runs.  SHARED is
+# `cc $(pkg-config --cflags --libs lowbit)`; each program runs.  Recipes
+# by name resolve in the tree itself (the prefix is not the configured
+# one), with LOWBIT_RECIPE_PATH unset.  SHARED is
 # 0 where the build has no liblowbit.so (configure said why).  FLAGS go to
 # every compile and link: a sanitized lowbit needs sanitized programs.
 # No GPU is used.
@@ -19,6 +21,7 @@ flags="-Wall -Wextra -Werror ${6:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=$work/prefix
 export CUDA_VISIBLE_DEVICES=
+unset LOWBIT_RECIPE_PATH
 rm -rf "$work"
 mkdir -p "$work"
 failures=0
@@ -39,6 +42,19 @@ step() {
     echo "FAIL $name (exit status $?): $*"
     sed 's/^/  | /' "$work/out" | tail -40
     exit 1
+  fi
+}
+
+# refused NAME WANT COMMAND...: COMMAND fails, and says WANT.
+refused() {
+  local name=$1 want=$2
+  shift 2
+  if "$@" >"$work/out" 2>&1; then
+    fail "$name: exit status 0: $(cat "$work/out")"
+  elif grep -qF -- "$want" "$work/out"; then
+    echo "ok   $name"
+  else
+    fail "$name: does not name $want: $(cat "$work/out")"
   fi
 }
 
@@ -86,6 +102,23 @@ step "installed lowbit --version" "$prefix/bin/lowbit" --version
 grep -q "^lowbit 0\.1\.0$" "$work/out" || fail "lowbit --version: $(cat "$work/out")"
 step "installed lowbit check" "$prefix/bin/lowbit" check \
   "$prefix"/share/lowbit/recipes/*.lua
+# By name: the tool (liblowbit.a inside) finds the recipes beside itself,
+# and a name that is not there is reported with the directory looked in
+# (resolved: the library names it so).
+recipes=$(cd "$prefix/share/lowbit/recipes" && pwd -P)
+step "installed lowbit check a16w4_g128 (by name)" "$prefix/bin/lowbit" \
+  check a16w4_g128
+grep -q "^a16w4_g128: ok" "$work/out" || fail "lowbit check a16w4_g128: $(cat "$work/out")"
+refused "installed lowbit check nosuch_recipe: names $recipes" "$recipes" \
+  "$prefix/bin/lowbit" check nosuch_recipe
+# and from a copy of the tree elsewhere (a moved install)
+mkdir -p "$work/moved"
+cp -a "$prefix/bin" "$prefix/share" "$work/moved/"
+step "moved tree: lowbit check a16w4_g128 (by name)" "$work/moved/bin/lowbit" \
+  check a16w4_g128
+refused "moved tree: lowbit check nosuch_recipe: names $work/moved" \
+  "$(cd "$work/moved" && pwd -P)/share/lowbit/recipes" \
+  "$work/moved/bin/lowbit" check nosuch_recipe
 
 # find_package(lowbit), the way a user's project does it.
 step "consumer: configure with CMAKE_PREFIX_PATH" "$cmake" -S "$here" \
@@ -108,10 +141,20 @@ if [ "$shared" = 1 ]; then
   esac
   ldd "$work/cmake/consumer" | grep -qF "liblowbit.so.0 => $lib/" ||
     fail "consumer does not load $lib/liblowbit.so.0: $(ldd "$work/cmake/consumer" | grep lowbit)"
+  # liblowbit.so finds the recipes beside itself, wherever the program is
+  step "consumer (liblowbit.so): a16w4_g128 by name" \
+    "$work/cmake/consumer" a16w4_g128
+  refused "consumer (liblowbit.so): nosuch_recipe names $recipes" "$recipes" \
+    "$work/cmake/consumer" nosuch_recipe
 fi
 step "consumer_static (liblowbit.a): load, pack, generate, compile sm_80" \
   "$work/cmake/consumer_static" "$recipe" 80
 cat "$work/out"
+# liblowbit.a in a program outside the tree cannot tell where the tree is:
+# the user's LOWBIT_RECIPE_PATH names it.
+step "consumer_static (liblowbit.a): a16w4_g128 by name in LOWBIT_RECIPE_PATH" \
+  env LOWBIT_RECIPE_PATH="$prefix/share/lowbit/recipes" \
+  "$work/cmake/consumer_static" a16w4_g128
 # lowbit opens the driver at run time: a program must not need it to start
 readelf -d "$work/cmake/consumer_static" | grep -q "NEEDED.*libcuda\.so" &&
   fail "consumer_static needs libcuda.so (the driver stub)"
