@@ -1,6 +1,7 @@
 /*
 ** lb_bench.c: check and time lowbit kernels against cuBLAS on the GPU.
 */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -34,6 +37,9 @@ typedef struct row {
   int k, n, m;
   double us, cublas_us, gbs, pct, err, cublas_err, compile_s, launch_us;
   double floor_us;   /* a plain read of the same bytes; 0: not measured */
+  /* LB_FLUSH_BOTH: the same three after the memset flush (the ones above
+  ** are the read flush's) */
+  double us_w, cublas_us_w, floor_us_w;
   int cache, pass, regs;
   double bytes;
 } row;
@@ -154,7 +160,7 @@ static double cublas_error(const lb_case *view, const job *j,
   return err;
 }
 
-/* ---- one recipe and shape, all M --------------------------------------- */
+/* ---- one run ----------------------------------------------------------- */
 
 typedef struct env {
   const lb_bench_opts *o;
@@ -168,34 +174,171 @@ typedef struct env {
   row *rows;
   int nrows;
   uint64_t seed;
-  int progress;         /* stderr is a terminal: a status line */
-  int shape, shapes;    /* the (recipe, shape) being run of all, from 1 */
+  lb_progress pg;       /* a step for each (recipe, shape) */
 } env;
 
-/* The status line of a long run, on a terminal only (piped or in a file,
-** stderr gets nothing): it says where the run is while a shape's
-** reference, compiles and timings take their seconds, and is cleared
-** before each result line. */
-static void status(const env *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void complain(const env *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void status(const env *e, const char *fmt, ...) {
-  va_list ap;
-  if (!e->progress) return;
-  fprintf(stderr, "\r\033[K[%d/%d] ", e->shape, e->shapes);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fflush(stderr);
+/* ---- the status line (lb_bench.h) --------------------------------------- */
+
+void lb_progress_init(lb_progress *p, int of) {
+  memset(p, 0, sizeof *p);
+  p->on = isatty(STDERR_FILENO);
+  p->of = of;
+  p->tty = STDERR_FILENO;
+  p->fd[0] = p->fd[1] = p->rd = -1;
+  pthread_mutex_init(&p->lock, NULL);
 }
 
-static void status_clear(const env *e) {
-  if (e->progress) fputs("\r\033[K", stderr);
+/* All of n bytes to fd; 0 where it stops taking them. */
+static int put(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return 0;
+    s += w;
+    n -= (size_t)w;
+  }
+  return 1;
 }
+
+/* (these two with p->lock held) */
+static void erase(lb_progress *p) {
+  if (p->shown) put(p->tty, "\r\033[K", 4);
+  p->shown = 0;
+}
+
+static void draw(lb_progress *p) {
+  char buf[320];
+  int n;
+  if (!p->line[0]) return;
+  n = snprintf(buf, sizeof buf, "\r\033[K[%d/%d] %s", p->at, p->of, p->line);
+  put(p->tty, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
+  p->shown = 1;
+}
+
+void lb_progress_say(lb_progress *p, const char *fmt, ...) {
+  va_list ap;
+  if (!p->on) return;
+  pthread_mutex_lock(&p->lock);
+  va_start(ap, fmt);
+  vsnprintf(p->line, sizeof p->line, fmt, ap);
+  va_end(ap);
+  if (!p->mid) draw(p);   /* else once the line being written ends */
+  pthread_mutex_unlock(&p->lock);
+}
+
+void lb_progress_clear(lb_progress *p) {
+  if (!p->on) return;
+  pthread_mutex_lock(&p->lock);
+  p->line[0] = '\0';
+  erase(p);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* The held streams' lines to the terminal, the status off while each is
+** written and back after it; done at the pipe's end. */
+static void *forward(void *arg) {
+  lb_progress *p = arg;
+  char buf[4096];
+  ssize_t n;
+  for (;;) {
+    size_t at = 0;
+    if ((n = read(p->rd, buf, sizeof buf)) < 0 && errno == EINTR) continue;
+    if (n <= 0) break;   /* its last writer is gone: lb_progress_release */
+    pthread_mutex_lock(&p->lock);
+    while (at < (size_t)n) {
+      const char *nl = memchr(buf + at, '\n', (size_t)n - at);
+      size_t len = nl ? (size_t)(nl - buf) + 1 - at : (size_t)n - at;
+      if (!p->mid) erase(p);
+      put(p->tty, buf + at, len);
+      p->mid = nl == NULL;
+      at += len;
+    }
+    if (!p->mid) draw(p);
+    pthread_mutex_unlock(&p->lock);
+  }
+  return NULL;
+}
+
+/* Each diverted stream back on its own fd, the pipe closed (after the
+** thread, if started, has read it to its end). */
+static void undivert(lb_progress *p, int started) {
+  int i;
+  fflush(stdout);
+  fflush(stderr);
+  /* the pipe's last writers closed: the thread sees its end; it still
+  ** writes to stderr's own fd, p->tty, until then */
+  for (i = 0; i < 2; i++)
+    if (p->fd[i] >= 0) dup2(p->fd[i], i + 1);
+  if (started) pthread_join(p->tid, NULL);
+  for (i = 0; i < 2; i++) {
+    if (p->fd[i] >= 0) close(p->fd[i]);
+    p->fd[i] = -1;
+  }
+  if (p->rd >= 0) close(p->rd);
+  p->rd = -1;
+  p->tty = STDERR_FILENO;
+}
+
+/* stdout is the terminal stderr is. */
+static int same_tty(void) {
+  struct stat a, b;
+  return isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &a) == 0 &&
+         fstat(STDERR_FILENO, &b) == 0 && a.st_rdev == b.st_rdev;
+}
+
+int lb_progress_hold(lb_progress *p) {
+  int pp[2], out = same_tty();
+  if (!p->on || p->held) return 0;
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(pp) != 0) return 0;
+  p->rd = pp[0];
+  if ((p->fd[1] = dup(STDERR_FILENO)) < 0 ||
+      dup2(pp[1], STDERR_FILENO) < 0 ||
+      (out && ((p->fd[0] = dup(STDOUT_FILENO)) < 0 ||
+               dup2(pp[1], STDOUT_FILENO) < 0))) {
+    close(pp[1]);
+    undivert(p, 0);
+    return 0;
+  }
+  close(pp[1]);
+  p->tty = p->fd[1];
+  /* a pipe would buffer whole blocks: each line as it is printed */
+  if (out) setvbuf(stdout, NULL, _IOLBF, 0);
+  if (pthread_create(&p->tid, NULL, forward, p) != 0) {
+    undivert(p, 0);
+    return 0;
+  }
+  p->held = 1;
+  return 1;
+}
+
+void lb_progress_release(lb_progress *p) {
+  if (!p->held) return;
+  undivert(p, 1);
+  p->held = p->mid = 0;
+}
+
+/* ---- one recipe and shape, all M --------------------------------------- */
+
+static void status(env *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void complain(env *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void status(env *e, const char *fmt, ...) {
+  char text[256];
+  va_list ap;
+  if (!e->pg.on) return;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  lb_progress_say(&e->pg, "%s", text);
+}
+
+static void status_clear(env *e) { lb_progress_clear(&e->pg); }
 
 /* A failure's message on stderr, on a line of its own. */
-static void complain(const env *e, const char *fmt, ...) {
+static void complain(env *e, const char *fmt, ...) {
   va_list ap;
   status_clear(e);
   va_start(ap, fmt);
@@ -332,6 +475,16 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     if (e->have_floor && lb_floor_size(&e->fl, (size_t)rw->bytes))
       rw->floor_us = lb_time_it(&e->t, lb_floor_launch, &e->fl);
     if (rw->floor_us < 0) rw->floor_us = 0;
+    if (o->flush == LB_FLUSH_BOTH) {   /* again, after a memset each */
+      e->t.write = 1;
+      rw->us_w = lb_time_it(&e->t, run_lowbit, &j);
+      rw->cublas_us_w = lb_time_it(&e->t, run_cublas, &j);
+      if (e->have_floor && lb_floor_size(&e->fl, (size_t)rw->bytes))
+        rw->floor_us_w = lb_time_it(&e->t, lb_floor_launch, &e->fl);
+      e->t.write = 0;
+      if (rw->us_w <= 0 || rw->cublas_us_w <= 0) goto fail;
+      if (rw->floor_us_w < 0) rw->floor_us_w = 0;
+    }
     rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
     rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
     {   /* the kernel this m used (a GEMM bucket compiled on its first run) */
@@ -351,7 +504,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       if (lb_op_plan(op, j.m, plan, &pf) != LB_OK) pf = LB_PLAN_RULES;
       /* GEMM rows: the arithmetic rate, against cuBLAS's and the ceiling
       ** of mma.sync on this device (the GEMV's is bytes, above) */
-      char rate[128] = "", apart[40] = "";
+      char rate[128] = "", apart[40] = "", wr[112] = "";
       int tail = 0;
       if (lb_op_tail(op, j.m, &tail) == LB_OK && tail > 0)
         snprintf(apart, sizeof apart, "  last %d rows apart", tail);
@@ -361,13 +514,18 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
                  "%.0f)%s", fl / (rw->us * 1e-6), fl / (rw->cublas_us * 1e-6),
                  e->mma_tflops, apart);
       }
+      if (o->flush == LB_FLUSH_BOTH)
+        snprintf(wr, sizeof wr, "  memset flush: %.1f us  cuBLAS %.1f us  "
+                 "x%.2f  read floor %.1f us", rw->us_w, rw->cublas_us_w,
+                 rw->cublas_us_w / rw->us_w, rw->floor_us_w);
       printf("%-14s %5dx%-5d m=%d  %8.1f us  cuBLAS %8.1f us  x%5.2f  "
              "%6.0f GB/s %5.1f%%  read floor %.1f us (%.0f%%)  err %.1e %s  "
-             "regs %d  launch %.2f us  plan %s%s\n",
+             "regs %d  launch %.2f us  plan %s%s%s\n",
              rw->recipe, k, n, j.m, rw->us, rw->cublas_us,
              rw->cublas_us / rw->us, rw->gbs, rw->pct, rw->floor_us,
              100.0 * rw->floor_us / rw->us, rw->err,
-             rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us, from[pf], rate);
+             rw->pass ? "ok" : "FAIL", rw->regs, rw->launch_us, from[pf], rate,
+             wr);
     }
     fflush(stdout);
     if (!rw->pass) ok = 0;
@@ -395,29 +553,63 @@ done:
 
 /* ---- results ------------------------------------------------------------ */
 
-static void write_results(const env *e) {
+/* 0 (and why, on stderr) where f could not be written and closed. */
+static int closed(FILE *f, const char *path) {
+  const int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    fprintf(stderr, "lowbit: cannot write %s: %s\n", path, strerror(errno));
+    return 0;
+  }
+  return 1;
+}
+
+static FILE *create(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fprintf(stderr, "lowbit: cannot write %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+/* results.csv, results.json and a plot per recipe into the output
+** directory; 0 where one could not be written (each said).  With both
+** flushes the columns of a one-flush run keep their meaning (the read
+** flush's), and the memset flush's follow as *_write. */
+static int write_results(const env *e) {
+  const int both = e->o->flush == LB_FLUSH_BOTH;
   char path[4096];
   FILE *f;
-  int i, a, s;
+  int i, a, s, ok = 1;
   snprintf(path, sizeof path, "%s/results.csv", e->o->outdir);
-  if ((f = fopen(path, "w")) != NULL) {
+  if ((f = create(path)) == NULL) {
+    ok = 0;
+  } else {
     fprintf(f, "recipe,k,n,m,lowbit_us,cublas_us,speedup,gbs,pct_copy,"
                "floor_us,rel_err,cublas_rel_err,pass,compile_s,cache,regs,"
-               "launch_us\n");
+               "launch_us%s\n", both ? ",lowbit_us_write,cublas_us_write,"
+               "speedup_write,gbs_write,floor_us_write" : "");
     for (i = 0; i < e->nrows; i++) {
       const row *r = &e->rows[i];
       fprintf(f, "%s,%d,%d,%d,%.2f,%.2f,%.3f,%.1f,%.1f,%.2f,%.3e,%.3e,%d,%.3f,"
-                 "%d,%d,%.3f\n",
+                 "%d,%d,%.3f",
               r->recipe, r->k, r->n, r->m, r->us, r->cublas_us,
               r->cublas_us / r->us, r->gbs, r->pct, r->floor_us, r->err,
               r->cublas_err,
               r->pass, r->compile_s, r->cache, r->regs, r->launch_us);
+      if (both)
+        fprintf(f, ",%.2f,%.2f,%.3f,%.1f,%.2f", r->us_w, r->cublas_us_w,
+                r->cublas_us_w / r->us_w, r->bytes / (r->us_w * 1e-6) / 1e9,
+                r->floor_us_w);
+      fputc('\n', f);
     }
-    fclose(f);
+    ok &= closed(f, path);
   }
   snprintf(path, sizeof path, "%s/results.json", e->o->outdir);
-  if ((f = fopen(path, "w")) != NULL) {
-    fprintf(f, "{\"copy_gbs\": %.1f, \"rows\": [\n", e->copy_bw / 1e9);
+  if ((f = create(path)) == NULL) {
+    ok = 0;
+  } else {
+    static const char *const flush[] = {"read", "write", "both"};
+    fprintf(f, "{\"copy_gbs\": %.1f, \"flush\": \"%s\", \"rows\": [\n",
+            e->copy_bw / 1e9, flush[e->o->flush]);
     for (i = 0; i < e->nrows; i++) {
       const row *r = &e->rows[i];
       fprintf(f, "  {\"recipe\": \"%s\", \"k\": %d, \"n\": %d, \"m\": %d, "
@@ -425,13 +617,19 @@ static void write_results(const env *e) {
                  "\"pct_copy\": %.1f, \"floor_us\": %.2f, \"rel_err\": %.3e, "
                  "\"cublas_rel_err\": %.3e, \"pass\": %s, "
                  "\"compile_s\": %.3f, \"cache\": %d, \"regs\": %d, "
-                 "\"launch_us\": %.3f}%s\n",
+                 "\"launch_us\": %.3f",
               r->recipe, r->k, r->n, r->m, r->us, r->cublas_us, r->gbs, r->pct,
               r->floor_us, r->err, r->cublas_err, r->pass ? "true" : "false", r->compile_s,
-              r->cache, r->regs, r->launch_us, i + 1 < e->nrows ? "," : "");
+              r->cache, r->regs, r->launch_us);
+      if (both)
+        fprintf(f, ", \"lowbit_us_write\": %.2f, \"cublas_us_write\": %.2f, "
+                   "\"gbs_write\": %.1f, \"floor_us_write\": %.2f",
+                r->us_w, r->cublas_us_w, r->bytes / (r->us_w * 1e-6) / 1e9,
+                r->floor_us_w);
+      fprintf(f, "}%s\n", i + 1 < e->nrows ? "," : "");
     }
     fprintf(f, "]}\n");
-    fclose(f);
+    ok &= closed(f, path);
   }
   /* one plot per recipe: speed-up over cuBLAS against M, a line per shape */
   for (a = 0; a < e->nrows; a++) {
@@ -464,33 +662,48 @@ static void write_results(const env *e) {
     snprintf(title, sizeof title, "%s: speed-up over cuBLAS fp16 (K x N)",
              e->rows[a].recipe);
     snprintf(path, sizeof path, "%s/%s.svg", e->o->outdir, e->rows[a].recipe);
-    lb_svg_write(path, title, "M (rows)", "cuBLAS time / lowbit time", ser,
-                 ns, 1.0);
+    if (!lb_svg_write(path, title, "M (rows)", "cuBLAS time / lowbit time",
+                      ser, ns, 1.0)) {
+      fprintf(stderr, "lowbit: cannot write %s\n", path);
+      ok = 0;
+    }
   }
+  return ok;
+}
+
+int lb_bench_gpu(int device) {
+  lb_ctx *c = NULL;
+  lb_status ls;
+  cudaError_t ce;
+  int count = 0;
+  /* lowbit's own probe names the cause (no driver, no device) better
+  ** than the runtime's "driver version is insufficient" */
+  if ((ls = lb_ctx_create(device, &c)) == LB_ENODEV) {
+    fprintf(stderr, "no GPU: %s; nothing was run\n", lb_errmsg());
+    return 2;
+  }
+  lb_ctx_destroy(c);
+  ce = cudaGetDeviceCount(&count);
+  if (ls != LB_OK || ce != cudaSuccess || count <= device) {
+    fprintf(stderr, "no usable GPU: %s; nothing was run\n",
+            ls != LB_OK ? lb_errmsg()
+            : ce != cudaSuccess ? cudaGetErrorString(ce) : "no CUDA device");
+    return 2;
+  }
+  return 0;
 }
 
 int lb_bench_run(const lb_bench_opts *o) {
+  static const char *const flushes[] = {
+    "a read", "a write (memset)",
+    "a read, and by a memset in the columns marked w"
+  };
   env e;
-  int count = 0, i, s, failed = 0, total;
+  int i, s, failed = 0, total, wide = 14;
   struct cudaDeviceProp prop;
-  cudaError_t ce;
-  lb_status ls;
   memset(&e, 0, sizeof e);
-  /* lowbit's own probe names the cause (no driver, no device) better
-  ** than the runtime's "driver version is insufficient" */
-  if ((ls = lb_ctx_create(o->device, &e.ctx)) == LB_ENODEV) {
-    printf("no GPU: %s; nothing was run\n", lb_errmsg());
-    return 2;
-  }
-  lb_ctx_destroy(e.ctx);
-  e.ctx = NULL;
-  ce = cudaGetDeviceCount(&count);
-  if (ls != LB_OK || ce != cudaSuccess || count == 0) {
-    printf("no usable GPU: %s; nothing was run\n",
-           ls != LB_OK ? lb_errmsg()
-           : ce != cudaSuccess ? cudaGetErrorString(ce) : "no CUDA device");
-    return 2;
-  }
+  lb_progress_init(&e.pg, o->nrecipes * o->nshapes);
+  if (lb_bench_gpu(o->device)) return 2;
   e.o = o;
   e.seed = 20261122;
   total = o->nrecipes * o->nshapes * o->nm;
@@ -499,7 +712,8 @@ int lb_bench_run(const lb_bench_opts *o) {
   CK(cudaSetDevice(o->device));
   CK(cudaGetDeviceProperties(&prop, o->device));
   CK(cudaFree(0));  /* make the primary context current */
-  if (!lb_timer_init(&e.t, o->warmup, o->iters, o->flush_write)) goto fail;
+  if (!lb_timer_init(&e.t, o->warmup, o->iters, o->flush == LB_FLUSH_WRITE))
+    goto fail;
   if (lb_ctx_create(o->device, &e.ctx) != LB_OK) {
     fprintf(stderr, "lb_ctx_create: %s\n", lb_errmsg());
     goto fail;
@@ -515,12 +729,9 @@ int lb_bench_run(const lb_bench_opts *o) {
                                 prop.multiProcessorCount);
   printf("device: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s "
          "(read + write), mma.sync f16 %.0f TFLOP/s; %d iterations, median, "
-         "L2 flushed by a %s\n",
+         "L2 flushed by %s\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
-         e.copy_bw / 1e9, e.mma_tflops, o->iters,
-         o->flush_write ? "write" : "read");
-  e.progress = isatty(STDERR_FILENO);
-  e.shapes = o->nrecipes * o->nshapes;
+         e.copy_bw / 1e9, e.mma_tflops, o->iters, flushes[o->flush]);
   for (i = 0; i < o->nrecipes; i++) {
     lb_recipe *r;
     if (lb_recipe_load(o->recipes[i], &r) != LB_OK) {
@@ -529,29 +740,39 @@ int lb_bench_run(const lb_bench_opts *o) {
       continue;
     }
     for (s = 0; s < o->nshapes; s++) {
-      e.shape = i * o->nshapes + s + 1;
+      e.pg.at = i * o->nshapes + s + 1;
       if (!bench_shape(&e, r, o->k[s], o->n[s])) failed = 1;
     }
     lb_recipe_free(r);
   }
-  if (o->outdir) write_results(&e);
-  /* summary: every row, last, so a log's tail holds it */
-  printf("\n%-14s %-11s %3s %9s %9s %7s %7s %6s %8s %6s %s\n", "recipe",
+  if (o->outdir && !write_results(&e)) failed = 1;
+  /* summary: every row, last, so a log's tail holds it; the recipe's
+  ** column as wide as its longest name */
+  for (i = 0; i < e.nrows; i++)
+    if ((int)strlen(e.rows[i].recipe) > wide) wide = (int)strlen(e.rows[i].recipe);
+  printf("\n%-*s %-11s %3s %9s %9s %7s %7s %6s %8s %6s", wide, "recipe",
          "K x N", "M", "lowbit us", "cuBLAS us", "speedup", "GB/s", "%copy",
-         "floor us", "%floor", "check");
+         "floor us", "%floor");
+  if (o->flush == LB_FLUSH_BOTH)
+    printf(" %9s %9s %7s %8s", "w lowbit", "w cuBLAS", "w speed", "w floor");
+  printf(" %s\n", "check");
   for (i = 0; i < e.nrows; i++) {
     const row *r = &e.rows[i];
     char shape[32];
     snprintf(shape, sizeof shape, "%dx%d", r->k, r->n);
-    printf("%-14s %-11s %3d %9.1f %9.1f %7.2f %7.0f %6.1f %8.1f %6.1f %s\n",
+    printf("%-*s %-11s %3d %9.1f %9.1f %7.2f %7.0f %6.1f %8.1f %6.1f", wide,
            r->recipe, shape, r->m, r->us, r->cublas_us, r->cublas_us / r->us,
-           r->gbs, r->pct, r->floor_us, 100.0 * r->floor_us / r->us,
-           r->pass ? "ok" : "FAIL");
+           r->gbs, r->pct, r->floor_us, 100.0 * r->floor_us / r->us);
+    if (o->flush == LB_FLUSH_BOTH)
+      printf(" %9.1f %9.1f %7.2f %8.1f", r->us_w, r->cublas_us_w,
+             r->cublas_us_w / r->us_w, r->floor_us_w);
+    printf(" %s\n", r->pass ? "ok" : "FAIL");
   }
   goto done;
 fail:
   failed = 1;
 done:
+  lb_progress_clear(&e.pg);
   if (e.h) cublasDestroy(e.h);
   lb_timer_free(&e.t);
   lb_ctx_destroy(e.ctx);

@@ -5,7 +5,8 @@
 ** checks the lowbit kernel once against the float64 reference (output
 ** poisoned first), then times it and cuBLAS in the same process with CUDA
 ** events: warm-up, then the median of many launches, each after a read of
-** four times the L2 size that flushes it (without leaving dirty lines).
+** four times the L2 size that flushes it (without leaving dirty lines;
+** or by a memset, or both ways: lb_bench_opts.flush).
 ** Bandwidth counts the bytes the kernel must move (packed weights,
 ** scales, zeros, bias, activations, output) and is
 ** compared to a device-to-device copy measured at the start of the run,
@@ -15,7 +16,14 @@
 #ifndef lb_bench_h
 #define lb_bench_h
 
+#include <pthread.h>
+
 #define LB_BENCH_MAX 32
+
+/* How L2 is flushed before each timed launch (lb_timer.h): by a read (the
+** default), by a memset that leaves dirty lines, or each row timed both
+** ways (the memset's times then in columns of their own). */
+enum { LB_FLUSH_READ, LB_FLUSH_WRITE, LB_FLUSH_BOTH };
 
 typedef struct lb_bench_opts {
   const char *recipes[LB_BENCH_MAX];
@@ -27,11 +35,47 @@ typedef struct lb_bench_opts {
   int warmup, iters;
   int device;
   const char *outdir;   /* results.csv, results.json, <recipe>.svg; NULL: none */
-  int flush_write;      /* flush L2 with a memset, as Triton's do_bench does */
+  int flush;            /* LB_FLUSH_*; write is Triton's do_bench's */
 } lb_bench_opts;
 
 /* Exit status for the command: 0 all checks passed, 1 a check or a call
-** failed, 2 no GPU (nothing ran; the reason is printed). */
+** failed, 2 no GPU (nothing ran; the reason is on stderr). */
 int lb_bench_run(const lb_bench_opts *o);
+
+/* 0 where device can be used; else 2, and "no GPU: ...; nothing was run"
+** (or "no usable GPU") on stderr: what lb_bench_run says first, for the
+** tools that open the GPU elsewhere (lowbit tune). */
+int lb_bench_gpu(int device);
+
+/* The status line of a long run (bench, tune, compile), on a terminal only:
+** where stderr is piped or in a file it gets nothing.  It says which step
+** of how many ("[3/24] ...") while the step takes its seconds, and is
+** cleared before each result line (lb_progress_clear). */
+typedef struct lb_progress {
+  int on;               /* stderr is a terminal */
+  int at, of;           /* the step now, from 1, of all; the caller sets at */
+  char line[256];       /* the status ("": none) */
+  int shown;            /* it is on the screen */
+  int mid;              /* held: a line of output is half written */
+  int held;
+  int tty;              /* where the status is drawn: stderr's own fd */
+  int fd[2], rd;        /* held: stdout's and stderr's own fds (-1: not
+                        ** held), and the read end of the pipe in their place */
+  pthread_t tid;
+  pthread_mutex_t lock; /* the forwarding thread draws too */
+} lb_progress;
+
+void lb_progress_init(lb_progress *p, int of);
+void lb_progress_say(lb_progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lb_progress_clear(lb_progress *p);
+/* For code that prints lines of its own without clearing the status (the
+** tuner, and the compiler's warnings it passes on): stderr, and stdout
+** where it is the same terminal, go through one pipe (their order kept)
+** to a thread that clears the status before each line and draws it again
+** after.  1 when held (only with the status on); lb_progress_release puts
+** them back. */
+int lb_progress_hold(lb_progress *p);
+void lb_progress_release(lb_progress *p);
 
 #endif

@@ -2,22 +2,30 @@
 ** lowbit.c: the command-line tool.
 **
 **   lowbit check RECIPE...                 validate recipes
-**   lowbit gen RECIPE [-o FILE] [--n N --k K --m M --sms S]
-**   lowbit compile RECIPE [--arch sm_90] [--n N --k K --m M,... --sms S]
+**   lowbit gen RECIPE [-o FILE] [--n N --k K --m M --sms S --plan P]
+**   lowbit compile RECIPE... [--arch sm_90] [--n N --k K --m M,... --sms S]
 **   lowbit run RECIPE [--m M,... --n N --k K]  check and time on the GPU
 **   lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes 4096x4096,...] [--out DIR]
 **   lowbit tune RECIPE [--n N --k K --m M,...]  the tuning table (lb_tuner.h)
+**   lowbit cache list|clear|path
 **
 ** RECIPE "-" is standard input.  Exit status: 0 ok, 1 failure, 2 usage
-** error, 3 no GPU (nothing was run).
+** error, 3 no GPU (nothing was run).  Each command takes only the options
+** of its usage line, and checks every argument (recipes, shapes, M, plan,
+** arch) before it does anything, the GPU looked for last: a mistake shows
+** on any machine, with a GPU or not.
 */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -27,34 +35,40 @@
 
 enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
 
-#define INT_LIMIT   (1 << 30)   /* largest integer option value */
 #define ITERS_LIMIT 100000      /* the bench keeps two events per iteration */
 #define TEXT_LIMIT  (1 << 20)   /* bytes of recipe text, as lb_recipe_load */
+/* What the generator takes (gen/lb_layout.c, gen/lb_format.c), checked
+** here so that a message names the option, not a library function:
+** kernels index with 32-bit integers, so k is at most 2^26 and n * k
+** below 2^31 (n at most 2^31 / 32 - 1, k being at least 32). */
+#define K_LIMIT     (1 << 26)
+#define NK_LIMIT    (1LL << 31)
+#define N_LIMIT     ((1 << 26) - 1)
+#define SMS_LIMIT   1024
 
-static const char usage[] =
-  "usage:\n"
-  "  lowbit check RECIPE...\n"
-  "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--m M] [--sms S] "
-  "[--plan P]\n"
-  "  lowbit compile RECIPE [--arch sm_90[,sm_80...]] [--n N] [--k K] "
-  "[--m M[,M...]] [--sms S]\n"
-  "                 [--plan P]\n"
-  "  lowbit run RECIPE [--m M[,M...]] [--n N] [--k K] [--iters I] "
-  "[--flush read|write]\n"
-  "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
-  "[--out DIR]\n"
-  "               [--flush read|write]  (L2 flush before each timed launch; "
-  "default read)\n"
-  "  lowbit tune RECIPE [--n N --k K | --shapes KxN,...] [--m M[,M...]] "
-  "[--iters I]\n"
-  "              [--dry-run] [--verbose]\n"
-  "               (times the candidate plans of the GEMV and each GEMM "
-  "bucket on the GPU\n"
-  "               and keeps the fastest in this device's tuning table; "
-  "default m =\n"
-  "               1,4,8,16,32,64,128,256,384,1024,4096)\n"
-  "  lowbit cache list|clear|path\n"
-  "  lowbit --version\n"
+/* "lowbit gen": what every message of the command starts with. */
+static char me[32] = "lowbit";
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s: ", me);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+/* A library message without the library function it starts with
+** ("lb_sizes_of: k = 100 ..."): the user called none. */
+static const char *plain(const char *m) {
+  size_t n;
+  if (strncmp(m, "lb_", 3) != 0) return m;
+  n = 3 + strspn(m + 3, "abcdefghijklmnopqrstuvwxyz0123456789_");
+  return strncmp(m + n, ": ", 2) == 0 ? m + n + 2 : m;
+}
+
+static const char usage_tail[] =
   "RECIPE is a file, or a name (a16w4_g128) looked up in LOWBIT_RECIPE_PATH,\n"
   "then the source tree's recipes/, then the installed recipes.\n"
   "Shapes are K x N (in x out); defaults n = k = 8192, sms = 132, m = 1.\n"
@@ -65,52 +79,146 @@ static const char usage[] =
   "kernel of their own count (compile says where).\n"
   "--plan P: knobs of m's kernel (GEMM \"wn=2,st=3\", GEMV \"split=2\"; "
   "lowbit.h lists them).\n"
+  "--flush: L2 flushed before each timed launch by a read (the default), a\n"
+  "memset (write), or each row timed both ways (both: *_write columns).\n"
   "RECIPE - reads the recipe from standard input (check, gen, compile).\n"
+  "Each command takes the options of its line only.\n"
   "Exit status: 0 ok, 1 failure, 2 usage error, 3 no GPU (nothing was run).\n";
 
+struct cmd;
+
 typedef struct args {
+  const struct cmd *c;
   const char *files[LB_BENCH_MAX];
   int nfiles;
   const char *out, *arch, *shapes, *ms, *flush, *plan;
   int n, k, sms, iters;
   int dry, verbose;   /* flags: --dry-run, --verbose */
+  unsigned seen;      /* the options given, by their place in opts[] */
 } args;
 
-/* Options that take a value: anything else beginning with '-' is
-** unknown, even as the last argument, where it has no value to ask for. */
-static int known(const char *o) {
-  static const char *const names[] = {
-    "-o", "--out", "--arch", "--shapes", "--flush", "--n", "--k", "--sms",
-    "--iters", "--m", "--plan", NULL
-  };
+typedef struct cmd {
+  const char *name;
+  const char *takes;  /* its options, each between spaces */
+  const char *use;    /* its usage lines */
+  int (*run)(const args *a);
+} cmd;
+
+static int cmd_check(const args *a);
+static int cmd_gen(const args *a);
+static int cmd_compile(const args *a);
+static int cmd_run(const args *a);
+static int cmd_bench(const args *a);
+static int cmd_tune(const args *a);
+static int cmd_cache(const args *a);
+
+/* Each command, the options it takes (any other is a usage error naming
+** both) and its usage. */
+static const cmd cmds[] = {
+  {"check", "", "  lowbit check RECIPE...\n", cmd_check},
+  {"gen", " -o --out --n --k --m --sms --plan ",
+   "  lowbit gen RECIPE [-o FILE] [--n N] [--k K] [--m M] [--sms S] "
+   "[--plan P]\n", cmd_gen},
+  {"compile", " --arch --n --k --m --sms --plan ",
+   "  lowbit compile RECIPE... [--arch sm_90[,sm_80...]] [--n N] [--k K] "
+   "[--m M[,M...]]\n"
+   "                 [--sms S] [--plan P]\n", cmd_compile},
+  {"run", " --m --n --k --iters --flush -o --out ",
+   "  lowbit run RECIPE [--m M[,M...]] [--n N] [--k K] [--iters I] "
+   "[--flush F] [--out DIR]\n", cmd_run},
+  {"bench", " --m --shapes --iters --flush -o --out ",
+   "  lowbit bench [RECIPE...] [--m 1,2,4,8] [--shapes KxN,...] [--iters I] "
+   "[--out DIR]\n"
+   "               [--flush read|write|both]  (L2 flush before each timed "
+   "launch; default read)\n", cmd_bench},
+  {"tune", " --n --k --shapes --m --iters --dry-run --verbose ",
+   "  lowbit tune RECIPE [--n N --k K | --shapes KxN,...] [--m M[,M...]] "
+   "[--iters I]\n"
+   "              [--dry-run] [--verbose]\n"
+   "               (times the candidate plans of the GEMV and each GEMM "
+   "bucket on the GPU\n"
+   "               and keeps the fastest in this device's tuning table; "
+   "default m =\n"
+   "               1,4,8,16,32,64,128,256,384,1024,4096)\n", cmd_tune},
+  {"cache", "", "  lowbit cache list|clear|path\n", cmd_cache},
+};
+static const int ncmds = (int)(sizeof cmds / sizeof cmds[0]);
+
+static void print_usage(FILE *f, const cmd *only) {
   int i;
-  for (i = 0; names[i]; i++)
-    if (!strcmp(o, names[i])) return 1;
-  return 0;
+  fputs("usage:\n", f);
+  for (i = 0; i < ncmds; i++)
+    if (only == NULL || only == &cmds[i]) fputs(cmds[i].use, f);
+  if (only == NULL) fputs("  lowbit --version\n", f);
+  fputs(only ? "(lowbit --help says more)\n" : usage_tail, f);
 }
 
-/* s as an integer in 1..INT_LIMIT; says what is wrong with it (naming
-** option o) when it is not. */
-static int to_int(const char *o, const char *s, int *v) {
+/* A usage error: the message, then the command's usage. */
+static int misuse(const args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int misuse(const args *a, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s: ", me);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  print_usage(stderr, a->c);
+  return EXIT_USAGE;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+/* Every option of every command; the flags take no value.  "-o" is
+** "--out" spelt short. */
+static const char *const opts[] = {
+  "--out", "--arch", "--shapes", "--flush", "--n", "--k", "--sms", "--iters",
+  "--m", "--plan", "--dry-run", "--verbose", NULL
+};
+
+static int opt_index(const char *o) {
+  int i;
+  if (!strcmp(o, "-o")) o = "--out";
+  for (i = 0; opts[i]; i++)
+    if (!strcmp(o, opts[i])) return i;
+  return -1;
+}
+
+static int takes(const cmd *c, const char *o) {
+  char spaced[32];
+  snprintf(spaced, sizeof spaced, " %s ", o);
+  return strstr(c->takes, spaced) != NULL;
+}
+
+/* s as an integer in 1..max: NULL, or what is wrong with it. */
+static const char *int_why(const char *s, long max, int *v) {
   char *end;
   long x;
   errno = 0;
   x = strtol(s, &end, 10);
   if (*s == '\0' || *end != '\0' || x <= 0 ||
-      (errno == ERANGE && x != LONG_MAX)) {
-    fprintf(stderr, "lowbit: %s %s: not a positive integer\n", o, s);
-    return 0;
-  }
-  if (errno == ERANGE || x > INT_LIMIT) {
-    fprintf(stderr, "lowbit: %s %s: too large (at most %d)\n", o, s,
-            INT_LIMIT);
-    return 0;
-  }
+      (errno == ERANGE && x != LONG_MAX))
+    return "not a positive integer";
+  if (errno == ERANGE || x > max) return "too large";
   *v = (int)x;
-  return 1;
+  return NULL;
 }
 
-/* o is known(): the last case is --iters. */
+/* Option o's value s into *v, at most max (limit says why where it is not
+** plain); says what is wrong with it when it is not. */
+static int to_int(const char *o, const char *s, long max, const char *limit,
+                  int *v) {
+  const char *why = int_why(s, max, v);
+  if (why == NULL) return 1;
+  if (strcmp(why, "too large") != 0)
+    say("%s %s: %s", o, s, why);
+  else if (limit)
+    say("%s %s: too large (%s)", o, s, limit);
+  else
+    say("%s %s: too large (at most %ld)", o, s, max);
+  return 0;
+}
+
 static int value(args *a, const char *o, const char *v) {
   if (!strcmp(o, "-o") || !strcmp(o, "--out")) a->out = v;
   else if (!strcmp(o, "--arch")) a->arch = v;
@@ -118,49 +226,199 @@ static int value(args *a, const char *o, const char *v) {
   else if (!strcmp(o, "--flush")) a->flush = v;
   else if (!strcmp(o, "--m")) a->ms = v;
   else if (!strcmp(o, "--plan")) a->plan = v;
-  else if (!strcmp(o, "--n")) return to_int(o, v, &a->n);
-  else if (!strcmp(o, "--k")) return to_int(o, v, &a->k);
-  else if (!strcmp(o, "--sms")) return to_int(o, v, &a->sms);
-  else return to_int(o, v, &a->iters);
+  else if (!strcmp(o, "--n"))
+    return to_int(o, v, N_LIMIT, "n * k must be below 2^31: n at most "
+                  "67108863, with k = 32", &a->n);
+  else if (!strcmp(o, "--k"))
+    return to_int(o, v, K_LIMIT, "at most 67108864, 2^26", &a->k);
+  else if (!strcmp(o, "--sms")) return to_int(o, v, SMS_LIMIT, NULL, &a->sms);
+  else return to_int(o, v, ITERS_LIMIT, NULL, &a->iters);   /* --iters */
   return 1;
+}
+
+/* The commands that take option o, for a message ("gen and compile"). */
+static void takers(const char *o, char *buf, size_t len) {
+  int i, n = 0, all = 0;
+  size_t at = 0;
+  for (i = 0; i < ncmds; i++) all += takes(&cmds[i], o);
+  buf[0] = '\0';
+  for (i = 0; i < ncmds && at < len; i++)
+    if (takes(&cmds[i], o)) {
+      n++;
+      at += (size_t)snprintf(buf + at, len - at, "%s%s",
+                             n == 1 ? "" : n == all ? " and " : ", ",
+                             cmds[i].name);
+    }
 }
 
 static int parse(int argc, char **argv, args *a) {
   int i, stdin_seen = 0;
-  memset(a, 0, sizeof *a);
-  a->n = a->k = 8192;
-  a->sms = 132;
   for (i = 2; i < argc; i++) {
     const char *o = argv[i];
+    int at;
     if (o[0] != '-' || o[1] == '\0') {
-      if (a->nfiles == LB_BENCH_MAX) {
-        fprintf(stderr, "lowbit: too many recipes (max %d)\n", LB_BENCH_MAX);
-        return 0;
-      }
+      if (a->nfiles == LB_BENCH_MAX)
+        return misuse(a, "too many arguments (at most %d)", LB_BENCH_MAX);
       /* stdin holds one recipe: a second '-' would read it empty */
-      if (!strcmp(o, "-") && stdin_seen++) {
-        fprintf(stderr, "lowbit: '-' (standard input) given twice\n");
-        return 0;
-      }
+      if (!strcmp(o, "-") && stdin_seen++)
+        return misuse(a, "'-' (standard input) given twice");
       a->files[a->nfiles++] = o;
       continue;
     }
+    /* the name is checked before its value is asked for */
+    if ((at = opt_index(o)) < 0) return misuse(a, "unknown option %s", o);
+    if (!takes(a->c, o)) {
+      char who[96];
+      takers(opts[at], who, sizeof who);
+      return misuse(a, "%s is not an option of %s (%s take%s it)", o,
+                    a->c->name, who, strchr(who, ' ') ? "" : "s");
+    }
+    /* the later would silently win */
+    if (a->seen & (1u << at)) return misuse(a, "%s given twice", o);
+    a->seen |= 1u << at;
     if (!strcmp(o, "--dry-run") || !strcmp(o, "--verbose")) {
       *(o[2] == 'd' ? &a->dry : &a->verbose) = 1;
       continue;
     }
-    if (!known(o)) {
-      fprintf(stderr, "lowbit: unknown option %s\n%s", o, usage);
-      return 0;
-    }
     if (i + 1 == argc) {
-      fprintf(stderr, "lowbit: %s needs a value\n", o);
-      return 0;
+      say("%s needs a value", o);
+      return EXIT_USAGE;
     }
-    if (!value(a, o, argv[++i])) return 0;
+    if (!value(a, o, argv[++i])) return EXIT_USAGE;
   }
+  return 0;
+}
+
+/* Where a command takes one recipe: 0, or the usage error said. */
+static int one_recipe(const args *a, const char *more) {
+  if (a->nfiles == 1) return 0;
+  if (a->nfiles == 0) return misuse(a, "no recipe given");
+  return misuse(a, "%s takes one recipe, given %d (%s, %s%s)%s%s", a->c->name,
+                a->nfiles, a->files[0], a->files[1], a->nfiles > 2 ? ", ..." : "",
+                more ? "; " : "", more ? more : "");
+}
+
+/* ---- lists -------------------------------------------------------------- */
+
+/* The next item of option o's comma-separated list s, from *at into buf
+** (len bytes): 1 with an item, 0 at the end, -1 (said) for an empty item,
+** which strtok would skip, or one too long.  example: a list o takes. */
+static int item(const char *o, const char *s, const char **at, char *buf,
+                size_t len, const char *example) {
+  const char *p = *at, *e;
+  size_t n;
+  if (p == NULL) return 0;
+  e = strchr(p, ',');
+  n = e ? (size_t)(e - p) : strlen(p);
+  if (n == 0) {
+    if (*s == '\0')
+      say("%s wants a list like %s", o, example);
+    else
+      say("%s %s: an empty item (a list is like %s)", o, s, example);
+    return -1;
+  }
+  if (n >= len) {
+    say("%s %s: '%.*s' is too long", o, s, (int)n, p);
+    return -1;
+  }
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  *at = e ? e + 1 : NULL;
   return 1;
 }
+
+/* "1,2,4" -> M values, each a row count an op takes; -1 (said) when the
+** list is not one. */
+static int parse_ms(const char *s, int *v, int max) {
+  const char *at = s;
+  char tok[32];
+  int n = 0, got;
+  while ((got = item("--m", s, &at, tok, sizeof tok, "1,2,4,8")) > 0) {
+    const char *why;
+    if (n == max) {
+      say("--m %s: at most %d values", s, max);
+      return -1;
+    }
+    if ((why = int_why(tok, LB_MAX_ROWS, &v[n])) != NULL) {
+      if (strcmp(why, "too large") == 0)
+        say("--m %s: ops take M from 1 to %d", tok, LB_MAX_ROWS);
+      else
+        say("--m %s: %s", tok, why);
+      return -1;
+    }
+    n++;
+  }
+  return got < 0 ? -1 : n;
+}
+
+/* "sm_90,80" -> 90, 80; names the item that is not an arch. */
+static int parse_archs(const char *s, int *archs, int max) {
+  const char *at = s;
+  char tok[32];
+  int n = 0, got;
+  while ((got = item("--arch", s, &at, tok, sizeof tok, "sm_80,sm_90")) > 0) {
+    const char *d = strncmp(tok, "sm_", 3) ? tok : tok + 3;
+    size_t nd = strlen(d);
+    if (nd < 2 || nd > 3 || strspn(d, "0123456789") != nd) {
+      say("--arch: '%s' is not a supported arch spelling (sm_NN or NN, like "
+          "sm_90 or 90)", tok);
+      return -1;
+    }
+    if (atoi(d) < 80 || atoi(d) > 200) {
+      say("--arch: '%s': lowbit needs sm_80 to sm_200", tok);
+      return -1;
+    }
+    if (n == max) {
+      say("--arch %s: at most %d archs", s, max);
+      return -1;
+    }
+    archs[n++] = atoi(d);
+  }
+  return got < 0 ? -1 : n;
+}
+
+/* "4096x8192,..." -> shapes, each item named where it is wrong; whether
+** each suits a recipe is checked with the recipes (check_shape). */
+static int parse_shapes(const char *s, lb_bench_opts *o) {
+  const char *at = s;
+  char tok[64];
+  int got;
+  o->nshapes = 0;
+  while ((got = item("--shapes", s, &at, tok, sizeof tok,
+                     "4096x4096,8192x8192")) > 0) {
+    char *x = strchr(tok, 'x');
+    const char *kw, *nw;
+    if (o->nshapes == LB_BENCH_MAX) {
+      say("--shapes %s: at most %d shapes", s, LB_BENCH_MAX);
+      return 0;
+    }
+    if (x == NULL) {
+      say("--shapes: '%s' is not KxN (like 4096x8192)", tok);
+      return 0;
+    }
+    *x = '\0';
+    kw = int_why(tok, K_LIMIT, &o->k[o->nshapes]);
+    nw = int_why(x + 1, N_LIMIT, &o->n[o->nshapes]);
+    if (kw || nw) {
+      *x = 'x';
+      if (x == tok || x[1] == '\0')
+        say("--shapes: '%s': %s is missing (KxN, like 4096x8192)", tok,
+            x == tok ? "K" : "N");
+      else if (kw)
+        say("--shapes: '%s': K %.*s is %s%s (KxN, like 4096x8192)", tok,
+            (int)(x - tok), tok, kw, strcmp(kw, "too large") ? ""
+            : ", at most 67108864");
+      else
+        say("--shapes: '%s': N %s is %s%s (KxN, like 4096x8192)", tok, x + 1,
+            nw, strcmp(nw, "too large") ? "" : ", at most 67108863");
+      return 0;
+    }
+    o->nshapes++;
+  }
+  return got == 0 && o->nshapes > 0;
+}
+
+/* ---- recipes and shapes ------------------------------------------------- */
 
 static const char *shown(const char *path) {
   return strcmp(path, "-") ? path : "stdin";
@@ -183,7 +441,7 @@ static lb_status load_stdin(lb_recipe **r) {
     fprintf(stderr, "stdin: recipe is more than the limit of 1 MiB (%d "
                     "bytes)\n", TEXT_LIMIT);
   else if ((st = lb_recipe_load_text("stdin", text, n, r)) != LB_OK)
-    fprintf(stderr, "%s\n", lb_errmsg());
+    fprintf(stderr, "%s\n", plain(lb_errmsg()));
   free(text);
   return st;
 }
@@ -193,18 +451,98 @@ static lb_recipe *load(const char *path) {
   lb_recipe *r;
   if (!strcmp(path, "-")) return load_stdin(&r) == LB_OK ? r : NULL;
   if (lb_recipe_load(path, &r) != LB_OK) {
-    fprintf(stderr, "%s\n", lb_errmsg());
+    fprintf(stderr, "%s\n", plain(lb_errmsg()));
     return NULL;
   }
   return r;
 }
 
-static int cmd_check(const args *a) {
-  int i, bad = 0;
-  if (a->nfiles == 0) {
-    fputs(usage, stderr);
+/* Whether r takes K x N (what lb_sizes_of asks, said in the options'
+** words); says why not.  shape: the --shapes item, or NULL for --n/--k. */
+static int check_shape(const lb_recipe *r, int n, int k, const char *shape) {
+  lb_recipe_info in;
+  lb_sizes sz;
+  char what[160];
+  int g = 0;
+  if (lb_recipe_describe(r, &in) == LB_OK) g = in.group;
+  if (shape)
+    snprintf(what, sizeof what, "--shapes %s (K x N) with %s: K", shape,
+             lb_recipe_name(r));
+  else
+    snprintf(what, sizeof what, "--k %d:", k);
+  /* the recipe's group is a multiple of 32 (gen/lb_recipe.c) */
+  if (k % 32 != 0) {
+    if (g > 32)
+      say("%s must be a multiple of 32 (the recipe's group, %d, too)", what,
+          g);
+    else
+      say("%s must be a multiple of 32", what);
+    return 0;
+  }
+  if (g && k % g != 0) {
+    say("%s must be a multiple of the recipe's group, %d", what, g);
+    return 0;
+  }
+  if ((long long)n * k >= NK_LIMIT) {
+    if (shape)
+      say("--shapes %s (K x N): K * N = %lld must be below 2^31 (kernels "
+          "index with 32-bit integers)", shape, (long long)n * k);
+    else
+      say("--n %d --k %d: n * k = %lld must be below 2^31 (kernels index "
+          "with 32-bit integers)", n, k, (long long)n * k);
+    return 0;
+  }
+  /* the library's own word, should it ask more than the above */
+  if (lb_sizes_of(r, n, k, &sz) != LB_OK) {
+    say("%s %dx%d (K x N): %s", lb_recipe_name(r), k, n, plain(lb_errmsg()));
+    return 0;
+  }
+  return 1;
+}
+
+/* A plan's error ("plan \"wn=5\": wn must be ..."), not another's. */
+static int plan_error(lb_status st) {
+  return st == LB_EARG && strstr(lb_errmsg(), "plan \"") != NULL;
+}
+
+/* The library's message on plan p without its 'plan "p": ' (the
+** option is named already). */
+static const char *plan_why(const char *p) {
+  const char *m = plain(lb_errmsg());
+  size_t n = strlen(p);
+  if (strncmp(m, "plan \"", 6) == 0 && strncmp(m + 6, p, n) == 0 &&
+      strncmp(m + 6 + n, "\": ", 3) == 0)
+    return m + 9 + n;
+  return m;
+}
+
+/* The source of m's kernel, with the plan given; an exit status: a plan
+** that does not fit m's kernel is a usage error, said. */
+static int generate(const args *a, const lb_recipe *r, int m, char **src) {
+  lb_status st = a->plan ? lb_generate_plan(r, a->n, a->k, m, a->sms, a->plan,
+                                            src)
+                         : lb_generate_m(r, a->n, a->k, m, a->sms, src);
+  lb_kernel_desc d;
+  if (st == LB_OK) return 0;
+  if (a->plan && plan_error(st)) {
+    char why[1024];
+    snprintf(why, sizeof why, "%s", plan_why(a->plan));
+    if (lb_describe(r, a->n, a->k, m, a->sms, &d) != LB_OK)
+      snprintf(d.kind, sizeof d.kind, "?");
+    say("--plan %s for m = %d (%s's %s): %s", a->plan, m, lb_recipe_name(r),
+        !strcmp(d.kind, "gemv") ? "GEMV" : !strcmp(d.kind, "gemm") ? "GEMM"
+        : "kernel", why);
     return EXIT_USAGE;
   }
+  say("%s", plain(lb_errmsg()));
+  return 1;
+}
+
+/* ---- check, gen, compile ------------------------------------------------ */
+
+static int cmd_check(const args *a) {
+  int i, bad = 0;
+  if (a->nfiles == 0) return misuse(a, "no recipe given");
   for (i = 0; i < a->nfiles; i++) {
     lb_recipe *r = load(a->files[i]);
     if (r == NULL) {
@@ -217,100 +555,39 @@ static int cmd_check(const args *a) {
   return bad;
 }
 
-/* Copies list s of option o into buf for strtok_r, refusing a list too
-** long to fit rather than cutting it. */
-static int copy_list(const char *o, const char *s, char *buf, size_t len) {
-  if (strlen(s) >= len) {
-    fprintf(stderr, "lowbit: %s: list longer than %zu characters\n", o,
-            len - 1);
-    return 0;
-  }
-  memcpy(buf, s, strlen(s) + 1);
-  return 1;
-}
-
-/* "1,2,4" -> M values, each a row count an op takes. */
-static int parse_ms(const char *s, int *v, int max) {
-  char buf[256], *tok, *save = NULL;
-  int n = 0;
-  if (!copy_list("--m", s, buf, sizeof buf)) return -1;
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (n == max) {
-      fprintf(stderr, "lowbit: --m: at most %d values\n", max);
-      return -1;
-    }
-    if (!to_int("--m", tok, &v[n])) return -1;
-    if (v[n] > LB_MAX_ROWS) {
-      fprintf(stderr, "lowbit: --m %s: ops take M from 1 to %d\n", tok,
-              LB_MAX_ROWS);
-      return -1;
-    }
-    n++;
-  }
-  if (n == 0) fprintf(stderr, "lowbit: --m wants a list like 1,2,4,8\n");
-  return n > 0 ? n : -1;
-}
-
 static int cmd_gen(const args *a) {
   lb_recipe *r;
-  char *src;
+  char *src = NULL;
   FILE *f = stdout;
-  int rc = 0, m = 1;
-  if (a->nfiles != 1) {
-    fputs(usage, stderr);
+  int rc, m = 1;
+  if ((rc = one_recipe(a, "compile takes several")) != 0) return rc;
+  if (a->ms && strchr(a->ms, ',')) {
+    say("--m %s: gen writes one M's kernel (compile takes a list)", a->ms);
     return EXIT_USAGE;
   }
   if (a->ms && parse_ms(a->ms, &m, 1) < 0) return EXIT_USAGE;
   if ((r = load(a->files[0])) == NULL) return 1;
-  if ((a->plan ? lb_generate_plan(r, a->n, a->k, m, a->sms, a->plan, &src)
-               : lb_generate_m(r, a->n, a->k, m, a->sms, &src)) != LB_OK) {
-    fprintf(stderr, "lowbit gen: %s\n", lb_errmsg());
+  if (!check_shape(r, a->n, a->k, NULL)) {
     lb_recipe_free(r);
-    return 1;
+    return EXIT_USAGE;
+  }
+  if ((rc = generate(a, r, m, &src)) != 0) {
+    lb_recipe_free(r);
+    return rc;
   }
   if (a->out && (f = fopen(a->out, "w")) == NULL) {
-    fprintf(stderr, "lowbit gen: cannot write %s: %s\n", a->out,
-            strerror(errno));
+    say("cannot write %s: %s", a->out, strerror(errno));
     rc = 1;
   } else {
     if (fputs(src, f) < 0 || fflush(f) != 0) rc = 1;
     if (f != stdout && fclose(f) != 0) rc = 1;
     if (rc)
-      fprintf(stderr, "lowbit gen: cannot write %s: %s\n",
-              a->out ? a->out : "standard output", strerror(errno));
+      say("cannot write %s: %s", a->out ? a->out : "standard output",
+          strerror(errno));
   }
   free(src);
   lb_recipe_free(r);
   return rc;
-}
-
-/* "sm_90,80" -> 90, 80; names the token that is not an arch. */
-static int parse_archs(const char *s, int *archs, int max) {
-  char buf[256], *tok, *save = NULL;
-  int n = 0;
-  if (!copy_list("--arch", s, buf, sizeof buf)) return -1;
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    const char *d = strncmp(tok, "sm_", 3) ? tok : tok + 3;
-    size_t nd = strlen(d);
-    if (nd < 2 || nd > 3 || strspn(d, "0123456789") != nd) {
-      fprintf(stderr, "lowbit: --arch: '%s' is not a supported arch spelling "
-                      "(sm_NN or NN, like sm_90 or 90)\n", tok);
-      return -1;
-    }
-    if (atoi(d) < 80 || atoi(d) > 200) {
-      fprintf(stderr, "lowbit: --arch: '%s': lowbit needs sm_80 to sm_200\n",
-              tok);
-      return -1;
-    }
-    if (n == max) {
-      fprintf(stderr, "lowbit: --arch: at most %d archs\n", max);
-      return -1;
-    }
-    archs[n++] = atoi(d);
-  }
-  if (n == 0)
-    fprintf(stderr, "lowbit: --arch wants a list like sm_90 or 80,90\n");
-  return n > 0 ? n : -1;
 }
 
 /* Where compiled kernels are kept, once: an unusable cache costs a
@@ -318,7 +595,7 @@ static int parse_archs(const char *s, int *archs, int max) {
 static void print_cache(void) {
   lb_cache_state cs;
   if (lb_cache_query(&cs) != LB_OK)
-    printf("cache: unknown (%s)\n", lb_errmsg());
+    printf("cache: unknown (%s)\n", plain(lb_errmsg()));
   else if (!cs.enabled)
     printf("cache: off%s%s\n", cs.why[0] ? ": " : " (LOWBIT_CACHE=0)", cs.why);
   else if (cs.writable)
@@ -328,29 +605,26 @@ static void print_cache(void) {
            cs.dir, cs.why);
 }
 
-static int cmd_compile(const args *a) {
-  lb_recipe *r;
-  int archs[8], ms[16] = {1}, na, nm = 1, i, j, rc = 0;
-  if (a->nfiles != 1) {
-    fputs(usage, stderr);
-    return EXIT_USAGE;
-  }
-  na = parse_archs(a->arch ? a->arch : "sm_90", archs, 8);
-  if (na < 0) return EXIT_USAGE;
-  if (a->ms && (nm = parse_ms(a->ms, ms, 16)) < 0) return EXIT_USAGE;
-  if ((r = load(a->files[0])) == NULL) return 1;
-  print_cache();
+/* One recipe's kernels for each M, each compiled for each arch; the
+** status line says which of all is compiling.  Returns 0 or 1. */
+static int compile_recipe(const args *a, const lb_recipe *r, const int *ms,
+                          int nm, const int *archs, int na, lb_progress *pg) {
+  int i, j, rc = 0;
   for (j = 0; j < nm; j++) {
-    char *src, text[1024];
+    char *src = NULL, text[1024];
     lb_kernel_desc d;
     if (lb_describe(r, a->n, a->k, ms[j], a->sms, &d) != LB_OK ||
         lb_describe_plan(r, a->n, a->k, ms[j], a->sms, text, sizeof text,
-                         NULL) != LB_OK ||
-        (a->plan ? lb_generate_plan(r, a->n, a->k, ms[j], a->sms, a->plan,
-                                    &src)
-                 : lb_generate_m(r, a->n, a->k, ms[j], a->sms, &src)) !=
-            LB_OK) {
-      fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
+                         NULL) != LB_OK) {
+      lb_progress_clear(pg);
+      say("%s m=%d: %s", lb_recipe_name(r), ms[j], plain(lb_errmsg()));
+      pg->at += na;
+      rc = 1;
+      continue;
+    }
+    lb_progress_clear(pg);
+    if (generate(a, r, ms[j], &src) != 0) {   /* (a plan was checked) */
+      pg->at += na;
       rc = 1;
       continue;
     }
@@ -361,14 +635,21 @@ static int cmd_compile(const args *a) {
       printf("%s m=%d: %s, %s; %d threads a block, %d bytes of shared "
              "memory (%d on 99 KB parts)\n", lb_recipe_name(r), ms[j], d.kind,
              text, d.threads, d.smem_hi, d.smem_lo);
+    fflush(stdout);
     for (i = 0; i < na; i++) {
       lb_offline info;
       char *log = NULL;
+      pg->at++;
+      lb_progress_say(pg, "%s m=%d sm_%d: compile", lb_recipe_name(r), ms[j],
+                      archs[i]);
       if (lb_compile_offline(src, archs[i], &info, &log) != LB_OK) {
-        fprintf(stderr, "lowbit compile: %s\n", lb_errmsg());
+        lb_progress_clear(pg);
+        say("%s m=%d sm_%d: %s", lb_recipe_name(r), ms[j], archs[i],
+            plain(lb_errmsg()));
         rc = 1;
         continue;
       }
+      lb_progress_clear(pg);
       printf("%s m=%d (%s) sm_%d: %.3f s, %s, %zu bytes %s, %d warning(s)\n",
              lb_recipe_name(r), ms[j], d.kind, archs[i], info.seconds,
              info.cache ? "disk cache hit" : "compiled", info.binary,
@@ -400,46 +681,60 @@ static int cmd_compile(const args *a) {
         printf("%s", log ? log : "");
         rc = 1;
       }
+      fflush(stdout);
       free(log);
     }
     free(src);
   }
-  lb_recipe_free(r);
   return rc;
 }
 
-/* "4096x8192,..." -> shapes; whether each suits a recipe is checked
-** later, with the recipes. */
-static int parse_shapes(const char *s, lb_bench_opts *o) {
-  char buf[512], *tok, *save = NULL;
-  o->nshapes = 0;
-  if (!copy_list("--shapes", s, buf, sizeof buf)) return 0;
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char *x = strchr(tok, 'x');
-    if (o->nshapes == LB_BENCH_MAX) {
-      fprintf(stderr, "lowbit: --shapes: at most %d shapes\n", LB_BENCH_MAX);
-      return 0;
+/* Every recipe is loaded and every argument checked against each (shape,
+** the plan for each M) before the first compile; then each recipe in
+** turn.  A recipe that does not load fails the command, not the others. */
+static int cmd_compile(const args *a) {
+  lb_recipe *rs[LB_BENCH_MAX] = {NULL};
+  int archs[8], ms[16] = {1}, na, nm = 1, i, j, rc = 0, bad = 0, nr = 0;
+  lb_progress pg;
+  if (a->nfiles == 0) return misuse(a, "no recipe given");
+  na = parse_archs(a->arch ? a->arch : "sm_90", archs, 8);
+  if (na < 0) return EXIT_USAGE;
+  if (a->ms && (nm = parse_ms(a->ms, ms, 16)) < 0) return EXIT_USAGE;
+  for (i = 0; i < a->nfiles; i++) {
+    if ((rs[i] = load(a->files[i])) == NULL) {
+      rc = 1;
+      continue;
     }
-    if (x == NULL) {
-      fprintf(stderr, "lowbit: --shapes: '%s' is not KxN (like 4096x8192)\n",
-              tok);
-      return 0;
+    nr++;
+    if (!check_shape(rs[i], a->n, a->k, NULL)) {
+      bad = 1;
+      continue;
     }
-    *x = '\0';
-    if (!to_int("--shapes K", tok, &o->k[o->nshapes]) ||
-        !to_int("--shapes N", x + 1, &o->n[o->nshapes]))
-      return 0;
-    o->nshapes++;
+    for (j = 0; j < nm && a->plan; j++) {
+      char *src = NULL;
+      int st = generate(a, rs[i], ms[j], &src);
+      free(src);
+      if (st == EXIT_USAGE) bad = 1;
+      if (st) break;
+    }
   }
-  if (o->nshapes == 0)
-    fprintf(stderr, "lowbit: --shapes wants KxN,KxN...\n");
-  return o->nshapes > 0;
+  if (!bad) {
+    print_cache();
+    lb_progress_init(&pg, nr * nm * na);
+    for (i = 0; i < a->nfiles; i++)
+      if (rs[i] && compile_recipe(a, rs[i], ms, nm, archs, na, &pg)) rc = 1;
+    lb_progress_clear(&pg);
+  }
+  for (i = 0; i < a->nfiles; i++) lb_recipe_free(rs[i]);
+  return bad ? EXIT_USAGE : rc;
 }
 
-/* Loads every recipe and sizes every shape with it, so that a missing
+/* ---- run, bench, tune --------------------------------------------------- */
+
+/* Loads every recipe and checks every shape with it, so that a missing
 ** recipe or a K the recipe cannot take stops the command before the GPU
-** is touched.  Returns an exit status. */
-static int check_recipes(const char *cmd, const lb_bench_opts *o) {
+** is looked for.  single: the shape is --n/--k.  Returns an exit status. */
+static int check_recipes(const lb_bench_opts *o, int single) {
   int i, s, rc = 0;
   for (i = 0; i < o->nrecipes; i++) {
     lb_recipe *r = load(o->recipes[i]);
@@ -448,55 +743,77 @@ static int check_recipes(const char *cmd, const lb_bench_opts *o) {
       continue;
     }
     for (s = 0; s < o->nshapes; s++) {
-      lb_sizes sz;
-      if (lb_sizes_of(r, o->n[s], o->k[s], &sz) != LB_OK) {
-        fprintf(stderr, "lowbit %s: %s with K x N = %d x %d: %s\n", cmd,
-                o->recipes[i], o->k[s], o->n[s], lb_errmsg());
+      char shape[32];
+      snprintf(shape, sizeof shape, "%dx%d", o->k[s], o->n[s]);
+      if (!check_shape(r, o->n[s], o->k[s], single ? NULL : shape))
         rc = EXIT_USAGE;
-      }
     }
     lb_recipe_free(r);
   }
   return rc;
 }
 
-static int check_outdir(const char *cmd, const char *dir) {
+/* mkdir -p dir (a copy is cut at each '/'); 0, said, when a part cannot
+** be made or is not a directory. */
+static int make_dirs(const char *dir) {
+  char path[4096], *p;
   struct stat sb;
-  if (stat(dir, &sb) != 0) {
-    fprintf(stderr, "lowbit %s: --out %s: %s\n", cmd, dir, strerror(errno));
+  if (*dir == '\0') {
+    say("--out wants a directory");
     return 0;
   }
-  if (!S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "lowbit %s: --out %s: not a directory\n", cmd, dir);
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    say("--out %s: the name is too long", dir);
     return 0;
+  }
+  for (p = path + 1;; p++) {
+    const char c = *p;
+    if (c != '/' && c != '\0') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      say("--out %s: cannot create %s: %s", dir, path, strerror(errno));
+      return 0;
+    }
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+      say("--out %s: %s is not a directory", dir, path);
+      return 0;
+    }
+    *p = c;
+    if (c == '\0') break;
   }
   return 1;
 }
 
-/* Every argument is checked before lb_bench_run, which opens the GPU:
-** its exit status 2 then can only be its "no GPU". */
-static int cmd_bench(const args *a, int single) {
-  /* the shipped recipes, wherever the tool is run from */
+/* --flush: LB_FLUSH_*, or -1 (said). */
+static int flush_of(const char *f) {
+  if (f == NULL || !strcmp(f, "read")) return LB_FLUSH_READ;
+  if (!strcmp(f, "write")) return LB_FLUSH_WRITE;
+  if (!strcmp(f, "both")) return LB_FLUSH_BOTH;
+  say("--flush %s: wants read, write or both", f);
+  return -1;
+}
+
+/* run (single) and bench: every argument is checked before lb_bench_run,
+** which opens the GPU: its exit status 2 then can only be its "no GPU". */
+static int bench_or_run(const args *a, int single) {
+  /* the shipped recipes, by name: lb_recipe_load finds them on
+  ** LOWBIT_RECIPE_PATH (the source tree's recipes/ on it, main) or in
+  ** the installed recipes, wherever the tool is run from */
   static const char *all[] = {
-    LB_RECIPES "/a16w8_channel.lua", LB_RECIPES "/a16w4_g128.lua",
-    LB_RECIPES "/a16w2_g64.lua", LB_RECIPES "/a16w1_g64.lua",
-    LB_RECIPES "/a16w3_g128.lua", LB_RECIPES "/bf16w4_g128.lua"
+    "a16w8_channel", "a16w4_g128", "a16w2_g64", "a16w1_g64", "a16w3_g128",
+    "bf16w4_g128"
   };
   static const int defk[] = {4096, 8192, 4096, 14336};
   static const int defn[] = {4096, 8192, 14336, 4096};
-  const char *cmd = single ? "run" : "bench";
   lb_bench_opts o;
   int i, rc;
   memset(&o, 0, sizeof o);
-  if (single && a->nfiles != 1) {
-    fputs(usage, stderr);
-    return EXIT_USAGE;
-  }
+  if (single && (rc = one_recipe(a, "bench takes several")) != 0) return rc;
   for (i = 0; i < a->nfiles; i++) {
     /* the bench loads its recipes again, by path */
     if (!strcmp(a->files[i], "-")) {
-      fprintf(stderr, "lowbit %s: a recipe from standard input works with "
-                      "check, gen and compile only; give a file\n", cmd);
+      say("a recipe from standard input works with check, gen and compile "
+          "only; give a file");
       return EXIT_USAGE;
     }
     o.recipes[o.nrecipes++] = a->files[i];
@@ -526,18 +843,10 @@ static int cmd_bench(const args *a, int single) {
     o.m[0] = 1; o.m[1] = 2; o.m[2] = 4; o.m[3] = 8;
     o.nm = 4;
   }
-  if (a->flush && strcmp(a->flush, "read") && strcmp(a->flush, "write")) {
-    fprintf(stderr, "lowbit: --flush %s: wants read or write\n", a->flush);
-    return EXIT_USAGE;
-  }
-  if (a->iters > ITERS_LIMIT) {
-    fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
-            ITERS_LIMIT);
-    return EXIT_USAGE;
-  }
-  if (a->out && !check_outdir(cmd, a->out)) return EXIT_USAGE;
-  if ((rc = check_recipes(cmd, &o)) != 0) return rc;
-  o.flush_write = a->flush && !strcmp(a->flush, "write");
+  if ((o.flush = flush_of(a->flush)) < 0) return EXIT_USAGE;
+  if ((rc = check_recipes(&o, single)) != 0) return rc;
+  /* made last: a mistake above leaves no directory behind */
+  if (a->out && !make_dirs(a->out)) return EXIT_USAGE;
   o.warmup = 10;
   o.iters = a->iters ? a->iters : 100;
   o.outdir = a->out;
@@ -545,26 +854,29 @@ static int cmd_bench(const args *a, int single) {
   return rc == 2 ? EXIT_NOGPU : rc;
 }
 
-/* lowbit tune RECIPE: arguments checked here, before the GPU is opened;
-** one run a shape (--n/--k, or --shapes). */
+static int cmd_run(const args *a) { return bench_or_run(a, 1); }
+static int cmd_bench(const args *a) { return bench_or_run(a, 0); }
+
+/* lowbit tune RECIPE: arguments checked here, then the GPU looked for;
+** one run a shape (--n/--k, or --shapes), under the status line. */
 static int cmd_tune(const args *a) {
   static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 384, 1024,
                              4096};   /* the GEMV and every GEMM bucket */
   lb_tune_opts o;
   lb_bench_opts shapes;
+  lb_progress pg;
   lb_recipe *r;
   int i, rc = 0;
   memset(&o, 0, sizeof o);
   memset(&shapes, 0, sizeof shapes);
-  if (a->nfiles != 1) {
-    fputs(usage, stderr);
-    return EXIT_USAGE;
-  }
+  if ((rc = one_recipe(a, "run it once for each")) != 0) return rc;
   if (!strcmp(a->files[0], "-")) {
-    fprintf(stderr, "lowbit tune: give a recipe file or name, not standard "
-                    "input\n");
+    say("give a recipe file or name, not standard input");
     return EXIT_USAGE;
   }
+  if (a->shapes &&
+      (a->seen & ((1u << opt_index("--n")) | (1u << opt_index("--k")))))
+    return misuse(a, "--shapes and --n/--k: give one or the other");
   if (a->ms) {
     if ((o.nm = parse_ms(a->ms, o.m, LB_BENCH_MAX)) < 0) return EXIT_USAGE;
   } else {
@@ -578,59 +890,97 @@ static int cmd_tune(const args *a) {
     shapes.n[0] = a->n;
     shapes.nshapes = 1;
   }
-  if (a->iters > ITERS_LIMIT) {
-    fprintf(stderr, "lowbit: --iters %d: too large (at most %d)\n", a->iters,
-            ITERS_LIMIT);
-    return EXIT_USAGE;
-  }
   if ((r = load(a->files[0])) == NULL) return 1;
   for (i = 0; i < shapes.nshapes; i++) {
-    lb_sizes sz;
-    if (lb_sizes_of(r, shapes.n[i], shapes.k[i], &sz) != LB_OK) {
-      fprintf(stderr, "lowbit tune: K x N = %d x %d: %s\n", shapes.k[i],
-              shapes.n[i], lb_errmsg());
+    char shape[32];
+    snprintf(shape, sizeof shape, "%dx%d", shapes.k[i], shapes.n[i]);
+    if (!check_shape(r, shapes.n[i], shapes.k[i], a->shapes ? shape : NULL))
       rc = EXIT_USAGE;
-    }
   }
-  lb_recipe_free(r);
-  if (rc) return rc;
+  if (rc) {
+    lb_recipe_free(r);
+    return rc;
+  }
+  /* the tuner's own "no GPU" goes to stdout: said here, on stderr, first */
+  if (lb_bench_gpu(0)) {
+    lb_recipe_free(r);
+    return EXIT_NOGPU;
+  }
   o.recipe = a->files[0];
   o.warmup = 5;
   o.iters = a->iters ? a->iters : 30;
   o.dry = a->dry;
   o.verbose = a->verbose;
+  lb_progress_init(&pg, shapes.nshapes);
+  lb_progress_hold(&pg);   /* the tuner prints lines of its own */
   for (i = 0; i < shapes.nshapes; i++) {
     int one;
     o.n = shapes.n[i];
     o.k = shapes.k[i];
+    pg.at = i + 1;
+    lb_progress_say(&pg, "%s %dx%d (K x N): tune", lb_recipe_name(r), o.k,
+                    o.n);
     one = lb_tune_run(&o);
-    if (one == 2) return EXIT_NOGPU;   /* nothing ran: no GPU */
+    if (one == 2) {   /* nothing ran: no GPU after all */
+      rc = EXIT_NOGPU;
+      break;
+    }
     if (one) rc = 1;
   }
+  lb_progress_clear(&pg);
+  lb_progress_release(&pg);
+  lb_recipe_free(r);
   return rc;
 }
 
+/* ---- cache -------------------------------------------------------------- */
+
+/* What a file at path is, for one that is not a regular file. */
+static const char *file_kind(mode_t m) {
+  return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+         : S_ISLNK(m) ? "a symbolic link" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a plain file";
+}
+
+/* A name the cache gives an entry: 16 lowercase hex digits, ".lbc". */
+static int entry_name(const char *s) {
+  return strlen(s) == 20 && strspn(s, "0123456789abcdef") == 16 &&
+         strcmp(s + 16, ".lbc") == 0;
+}
+
 /* The tuning tables in the cache directory (lowbit tune writes them; cache
-** clear leaves them): each file, its device and its plans. */
-static void print_tables(void) {
-  lb_cache_state cs;
+** clear leaves them): each file, its device and its plans.  Opened without
+** waiting (a FIFO named like one would hang a plain open) and read only
+** where it is a regular file. */
+static void print_tables(const char *dir) {
   DIR *d;
   struct dirent *de;
   int n = 0;
-  if (lb_cache_query(&cs) != LB_OK || !cs.enabled ||
-      (d = opendir(cs.dir)) == NULL)
-    return;
+  if ((d = opendir(dir)) == NULL) return;
   while ((de = readdir(d)) != NULL) {
     const char *f = de->d_name;
     size_t len = strlen(f);
     char path[4400], line[512], device[256] = "?";
-    int plans = 0, header = 0;
+    int plans = 0, header = 0, fd;
+    struct stat sb;
     FILE *t;
     if (strncmp(f, "tune-", 5) != 0 || len < 9 ||
         strcmp(f + len - 4, ".txt") != 0)
       continue;
-    snprintf(path, sizeof path, "%s/%s", cs.dir, f);
-    if ((t = fopen(path, "r")) == NULL) continue;
+    if (n++ == 0)
+      printf("tuning tables (lowbit tune; cache clear keeps them):\n");
+    snprintf(path, sizeof path, "%s/%s", dir, f);
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+      printf("  %s: not a regular file (%s), not a table\n", f,
+             file_kind(sb.st_mode));
+      continue;
+    }
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+        (t = fdopen(fd, "r")) == NULL) {
+      printf("  %s: cannot read: %s\n", f, strerror(errno));
+      if (fd >= 0) close(fd);
+      continue;
+    }
     while (fgets(line, sizeof line, t)) {
       if (line[0] == '#' || line[0] == '\n') continue;
       if (!header) {   /* "lowbit-tune 1 DEVICE" */
@@ -644,11 +994,197 @@ static void print_tables(void) {
       }
     }
     fclose(t);
-    if (n++ == 0)
-      printf("tuning tables (lowbit tune; cache clear keeps them):\n");
     printf("  %s: %d plan(s), %s\n", f, plans, device);
   }
   closedir(d);
+}
+
+/* What lb_cache_entry leaves out, from the key an entry holds: the
+** kernel's source, whose first lines say its kind and rows, the SM count
+** it was planned for and a plan that is not the rules' (gen/lb_gen.c,
+** gen/lb_gemm.c write them).  The layout is runtime/lb_cache.c's: "LBCACHE2",
+** six 64-bit counts (hash, kind, binary, log and key sizes, checksum),
+** then the binary, the log and the key. */
+typedef struct keyinfo {
+  char kernel[24];   /* "gemv 1..8", "gemm 33..64" */
+  char plan[LB_PLAN_LEN + 24];   /* "rules", "wn=2 (set)" */
+  int sms;
+} keyinfo;
+
+static void read_key(const char *path, keyinfo *ki) {
+  unsigned char h[56];
+  uint64_t size, logsize, idsize;
+  char head[4096], rows[24] = "", who[64] = "", plan[LB_PLAN_LEN] = "";
+  const char *p;
+  struct stat sb;
+  ssize_t got;
+  int fd, up = 0;
+  snprintf(ki->kernel, sizeof ki->kernel, "?");
+  snprintf(ki->plan, sizeof ki->plan, "?");
+  ki->sms = 0;
+  if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+      pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
+      memcmp(h, "LBCACHE2", 8) != 0)
+    goto done;
+  memcpy(&size, h + 24, 8);
+  memcpy(&logsize, h + 32, 8);
+  memcpy(&idsize, h + 40, 8);
+  if (size > (uint64_t)sb.st_size || logsize > (uint64_t)sb.st_size ||
+      idsize > (uint64_t)sb.st_size ||
+      sizeof h + size + logsize + idsize != (uint64_t)sb.st_size)
+    goto done;
+  got = pread(fd, head, (size_t)(idsize < sizeof head - 1 ? idsize
+                                                         : sizeof head - 1),
+              (off_t)(sizeof h + size + logsize));
+  if (got <= 0) goto done;
+  head[got] = '\0';
+  if ((p = strstr(head, "the GEMM kind, for activation rows ")) != NULL &&
+      sscanf(p, "the GEMM kind, for activation rows %23[0-9.+]", rows) == 1) {
+    size_t n = strlen(rows);
+    if (n && rows[n - 1] == '.') rows[n - 1] = '\0';   /* the sentence's */
+    snprintf(ki->kernel, sizeof ki->kernel, "gemm %s", rows);
+  }
+  else if ((p = strstr(head, "up to ")) != NULL &&
+           sscanf(p, "up to %d rows of x", &up) == 1)
+    snprintf(ki->kernel, sizeof ki->kernel, "gemv 1..%d", up);
+  if ((p = strstr(head, " --sms ")) != NULL) sscanf(p, " --sms %d", &ki->sms);
+  if ((p = strstr(head, "// Plan changed by ")) != NULL &&
+      sscanf(p, "// Plan changed by %63[^:]: \"%199[^\"]\"", who, plan) == 2)
+    /* the words of lowbit bench's "plan" column */
+    snprintf(ki->plan, sizeof ki->plan, "%s (%s)", plan,
+             !strcmp(who, "the caller") ? "set"
+             : !strncmp(who, "the tuning table", 16) ? "table" : who);
+  else if (strstr(head, "// Regenerate with: ") != NULL)
+    snprintf(ki->plan, sizeof ki->plan, "rules");
+done:
+  close(fd);
+}
+
+typedef struct listed {
+  const lb_cache_entry *e;
+  keyinfo ki;
+} listed;
+
+/* The newest first; then by recipe, shape and name. */
+static int newer(const void *x, const void *y) {
+  const lb_cache_entry *a = ((const listed *)x)->e, *b = ((const listed *)y)->e;
+  int c;
+  if (a->mtime != b->mtime) return a->mtime > b->mtime ? -1 : 1;
+  if ((c = strcmp(a->recipe, b->recipe)) != 0) return c;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  return strcmp(a->file, b->file);
+}
+
+/* Files named like entries that are not regular files (the library lists
+** and reads none of them): each with what it is; how many. */
+static int print_odd(const char *dir, const char *what) {
+  DIR *d;
+  struct dirent *de;
+  int n = 0;
+  if ((d = opendir(dir)) == NULL) return 0;
+  while ((de = readdir(d)) != NULL) {
+    char path[4400];
+    struct stat sb;
+    if (!entry_name(de->d_name)) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) continue;
+    printf("%-20s  not a regular file (%s)%s\n", de->d_name,
+           file_kind(sb.st_mode), what);
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static int cache_list(void) {
+  lb_cache_entry *e = NULL;
+  lb_cache_state cs;
+  listed *l;
+  int n = 0, i, wr = 6, wk = 6, odd = 0;
+  unsigned long long total = 0;
+  if (lb_cache_list(&e, &n) != LB_OK) {
+    say("%s", plain(lb_errmsg()));
+    return 1;
+  }
+  print_cache();
+  if (lb_cache_query(&cs) != LB_OK) cs.dir[0] = '\0';
+  if ((l = calloc((size_t)n + 1, sizeof *l)) == NULL) {
+    say("no memory");
+    lb_free(e);
+    return 1;
+  }
+  for (i = 0; i < n; i++) {
+    char path[4400];
+    l[i].e = &e[i];
+    snprintf(path, sizeof path, "%s/%s", cs.dir, e[i].file);
+    read_key(path, &l[i].ki);
+    if ((int)strlen(e[i].recipe) > wr) wr = (int)strlen(e[i].recipe);
+    if ((int)strlen(l[i].ki.kernel) > wk) wk = (int)strlen(l[i].ki.kernel);
+  }
+  qsort(l, (size_t)n, sizeof *l, newer);
+  if (n)
+    printf("%-20s %9s  %-*s %8s %8s %6s  %-*s %4s  %-19s  %s\n", "entry",
+           "bytes", wr, "recipe", "n", "k", "arch", wk, "kernel", "sms",
+           "last used", "plan");
+  for (i = 0; i < n; i++) {
+    const lb_cache_entry *c = l[i].e;
+    char when[32] = "?", arch[16], sms[16] = "?";
+    time_t t = (time_t)c->mtime;
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+      strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(arch, sizeof arch, "%s_%d", c->ptx ? "ptx" : "sm", c->arch);
+    if (l[i].ki.sms) snprintf(sms, sizeof sms, "%d", l[i].ki.sms);
+    printf("%-20s %9llu  %-*s %8d %8d %6s  %-*s %4s  %-19s  %s\n", c->file,
+           (unsigned long long)c->bytes, wr, c->recipe, c->n, c->k, arch, wk,
+           l[i].ki.kernel, sms, when, l[i].ki.plan);
+    total += c->bytes;
+  }
+  if (cs.dir[0]) odd = print_odd(cs.dir, ": not an entry");
+  printf("%d entr%s, %llu bytes", n, n == 1 ? "y" : "ies", total);
+  if (odd) printf("; %d file(s) named like an entry are not one", odd);
+  printf("\n");
+  if (cs.dir[0]) print_tables(cs.dir);
+  free(l);
+  lb_free(e);
+  return 0;
+}
+
+/* The library removes what the cache writes; a directory named like an
+** entry is not one of those, and cannot be unlinked: it is named, kept,
+** and does not fail the command.  Anything else left fails it. */
+static int cache_clear(void) {
+  lb_cache_state cs;
+  int removed = 0, odd = 0, left = 0;
+  lb_status st = lb_cache_clear(&removed);
+  printf("removed %d file(s)\n", removed);
+  if (st == LB_OK) return 0;
+  if (lb_cache_query(&cs) == LB_OK && cs.enabled) {
+    DIR *d = opendir(cs.dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+      char path[4400];
+      struct stat sb;
+      if (strspn(de->d_name, "0123456789abcdef") != 16 ||
+          strncmp(de->d_name + 16, ".lbc", 4) != 0)
+        continue;
+      snprintf(path, sizeof path, "%s/%s", cs.dir, de->d_name);
+      if (lstat(path, &sb) != 0) continue;
+      if (S_ISDIR(sb.st_mode)) {
+        printf("kept %s: a directory named like a cache entry, not one\n",
+               de->d_name);
+        odd++;
+      } else {
+        left++;
+      }
+    }
+    if (d) closedir(d);
+  }
+  if (odd && !left) return 0;
+  say("%s", plain(lb_errmsg()));
+  return 1;
 }
 
 /* lowbit cache list|clear|path */
@@ -658,71 +1194,53 @@ static int cmd_cache(const args *a) {
     print_cache();
     return 0;
   }
-  if (!strcmp(sub, "clear")) {
-    int removed = 0;
-    lb_status st = lb_cache_clear(&removed);
-    printf("removed %d file(s)\n", removed);
-    if (st != LB_OK) fprintf(stderr, "lowbit cache clear: %s\n", lb_errmsg());
-    return st != LB_OK;
-  }
-  if (!strcmp(sub, "list")) {
-    lb_cache_entry *e = NULL;
-    int n = 0, i;
-    unsigned long long total = 0;
-    if (lb_cache_list(&e, &n) != LB_OK) {
-      fprintf(stderr, "lowbit cache list: %s\n", lb_errmsg());
-      return 1;
-    }
-    print_cache();
-    if (n) printf("%-21s %9s  %-24s %7s %7s %6s  %s\n", "entry", "bytes",
-                  "recipe", "n", "k", "arch", "last used");
-    for (i = 0; i < n; i++) {
-      char when[32] = "?";
-      time_t t = (time_t)e[i].mtime;
-      struct tm tm;
-      if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-      printf("%-21s %9llu  %-24s %7d %7d %3s_%-2d  %s\n", e[i].file,
-             (unsigned long long)e[i].bytes, e[i].recipe, e[i].n, e[i].k,
-             e[i].ptx ? "ptx" : "sm", e[i].arch, when);
-      total += e[i].bytes;
-    }
-    printf("%d entr%s, %llu bytes\n", n, n == 1 ? "y" : "ies", total);
-    print_tables();
-    lb_free(e);
-    return 0;
-  }
-  fprintf(stderr, "lowbit cache: wants list, clear or path\n%s", usage);
-  return EXIT_USAGE;
+  if (!strcmp(sub, "clear")) return cache_clear();
+  if (!strcmp(sub, "list")) return cache_list();
+  return misuse(a, "wants list, clear or path");
 }
+
+/* ---- main --------------------------------------------------------------- */
+
 
 int main(int argc, char **argv) {
   args a;
-  const char *cmd = argc > 1 ? argv[1] : "";
-  if (argc < 2 || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-    fputs(usage, argc < 2 ? stderr : stdout);
+  const char *name = argc > 1 ? argv[1] : "";
+  int i, rc;
+  if (argc < 2 || !strcmp(name, "-h") || !strcmp(name, "--help")) {
+    print_usage(argc < 2 ? stderr : stdout, NULL);
     return argc < 2 ? EXIT_USAGE : 0;
   }
-  if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+  if (!strcmp(name, "--version") || !strcmp(name, "version")) {
     printf("lowbit %s\n", lb_version());
     return 0;
   }
-  /* recipe names also resolve in the source tree's recipes/, after the
-  ** user's path and before the installed ones (lb_recipe_load) */
+  memset(&a, 0, sizeof a);
+  for (i = 0; i < ncmds; i++)
+    if (!strcmp(name, cmds[i].name)) a.c = &cmds[i];
+  if (a.c == NULL) {
+    fprintf(stderr, "lowbit: unknown command '%s'\n", name);
+    print_usage(stderr, NULL);
+    return EXIT_USAGE;
+  }
+  snprintf(me, sizeof me, "lowbit %s", a.c->name);
+#ifdef LB_RECIPES
+  /* The build-tree tool: recipe names also resolve in the source tree's
+  ** recipes/, after the user's path and before the installed ones.  The
+  ** installed tool has no LB_RECIPES: lb_recipe_load finds the recipes of
+  ** the tree it lies in (gen/lb_where.c), under any prefix. */
   {
     const char *e = getenv("LOWBIT_RECIPE_PATH");
     char path[8192];
-    snprintf(path, sizeof path, "%s%s%s", e && *e ? e : "", e && *e ? ":" : "",
-             LB_RECIPES);
-    setenv("LOWBIT_RECIPE_PATH", path, 1);
+    struct stat sb;
+    if (stat(LB_RECIPES, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      snprintf(path, sizeof path, "%s%s%s", e && *e ? e : "",
+               e && *e ? ":" : "", LB_RECIPES);
+      setenv("LOWBIT_RECIPE_PATH", path, 1);
+    }
   }
-  if (!parse(argc, argv, &a)) return EXIT_USAGE;
-  if (!strcmp(cmd, "cache")) return cmd_cache(&a);
-  if (!strcmp(cmd, "check")) return cmd_check(&a);
-  if (!strcmp(cmd, "gen")) return cmd_gen(&a);
-  if (!strcmp(cmd, "compile")) return cmd_compile(&a);
-  if (!strcmp(cmd, "run")) return cmd_bench(&a, 1);
-  if (!strcmp(cmd, "bench")) return cmd_bench(&a, 0);
-  if (!strcmp(cmd, "tune")) return cmd_tune(&a);
-  fprintf(stderr, "lowbit: unknown command '%s'\n%s", cmd, usage);
-  return EXIT_USAGE;
+#endif
+  a.n = a.k = 8192;
+  a.sms = 132;
+  if ((rc = parse(argc, argv, &a)) != 0) return rc;
+  return a.c->run(&a);
 }
