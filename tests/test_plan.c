@@ -282,8 +282,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
-  /* ... but from 65 rows, and from 33 for all but 7-bit codes and 3-, 5-
-  ** and 6-bit codes in groups under 128, where it is wgmma's with the
+  /* ... but from 65 rows, from 33 for all but 7-bit codes and 3-, 5- and
+  ** 6-bit codes in groups under 128, and from 9 for 8-bit codes in wide
+  ** layers, where it is wgmma's with the
   ** words in registers and the activations by TMA (lb_gemm.c wr_rule,
   ** tm_rule); two warpgroups (128 channels) from 65 rows, and at 33..64
   ** for 3- to 6-bit codes (wide_rule) */
@@ -293,9 +294,13 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                          ? 3 : 2;
     const int bn = bucket >= 3 || (bucket == 2 && lay.bits >= 3 &&
                                    lay.bits <= 6) ? 128 : 64;
+    /* 8-bit codes from 9 rows where the 64-channel tiles fill a wave of
+    ** the 132 SMs planned for: half of them at 17..32 rows, all at 9..16 */
+    const int wide8 = lay.bits == 8 && bucket <= 1 &&
+                      (n + 63) / 64 >= (bucket == 1 ? 132 / 2 : 132);
     CHECK(pw.wg.bn == bn, "%s n=%d k=%d b%d: wgmma tile of %d channels, "
           "not %d", name, n, k, bucket, pw.wg.bn, bn);
-    if (bucket >= from) {
+    if (bucket >= from || wide8) {
       CHECK(c.wg == 1 && c.wr == 1 && c.tm == 1 && c.warps_k == 1 &&
                 c.r >= 2 && c.bm == pw.wg.bm && c.bn == pw.wg.bn &&
                 c.wr == pw.wg.wr && c.tm == pw.wg.tm,
