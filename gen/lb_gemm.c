@@ -209,8 +209,8 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
 /* The plan both kinds of part share: the tile, the warps, resident scales
 ** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
 ** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
-static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
-                     lb_gemm_cfg *c) {
+static int plan_tile(const lb_format *f, int n, int k, int bucket,
+                     const knobs *kn, lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   int mj, want;
   memset(c, 0, sizeof *c);
@@ -252,6 +252,18 @@ static int plan_tile(const lb_format *f, int k, int bucket, const knobs *kn,
   c->warps_n = pick(kn, K_WN, c->warps_n);
   c->warps_k = pick(kn, K_WK, c->warps_k);
   c->warps_m = pick(kn, K_WM, c->warps_m);
+  /* One channel group a warp too where a block's channels are not all in
+  ** N (a last block in part, whose copies and epilogue clamp each
+  ** channel), or with per-channel zeros: at two, sm_80 spilled 28 bytes
+  ** at 255 registers for a16w8_channel and a16w8_f32 at N = 16, 48, 176
+  ** and 4112 (K = 4096 and 8192, M = 128 to 1024; sm_86 and sm_89 too),
+  ** 4 to 32 bytes for 1-, 2- and 4-bit codes in groups of 128 without
+  ** zeros or per channel at N = 48, and 24 to 28 bytes for 1-, 2-, 4- and
+  ** 8-bit codes per channel with zeros at N = 4096; at one they took 195
+  ** to 204 registers (a16w8_channel).  Neither was measured for time:
+  ** these shapes and formats are none of the benchmark's. */
+  if (mj == 2 && (n % (32 * c->warps_n) != 0 || (f->per_channel && f->zeros)))
+    mj = 1;
   mj = pick(kn, K_MJ, mj);
   /* Sub-stages: as many code rows as keep three stages within the large
   ** budget and two within the small one; more rows mean fewer barriers,
@@ -423,7 +435,43 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
   if (c->r < r_min(c)) c->r = r_min(c);
+  /* a sub-stage of at most K (wgmma_takes; a plan's r is taken as asked) */
+  if (kn->v[K_R] < 0)
+    while (c->r > r_min(c) && 32 * c->r > k) c->r /= 2;
   fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
+}
+
+/* Whether the wgmma plan c takes K: where its sub-stage (32 r k-values)
+** is no more than K.  Where K is no multiple of a sub-stage, the last
+** one's code rows past K make their A operands but skip their wgmmas
+** (templates/gemm.cu, okb), and ptxas injects warpgroup.arrive before the
+** wgmmas ("(C7519) warpgroup.arrive is injected ... to allow use of
+** registers in GMMA", a warning to lb_log_warnings; NVRTC 13.0 writes it
+** to stderr, not the log): a16w8_channel at N = 4112, M = 255, sm_90a
+** (256 x 128 tiles, 4 code rows), K = 32, 64, 96, 160, 288 and 4128, none
+** at K = 128, 256 and 4096; a16w1_g64, a16w5_g64 and a16w7_g32 at K =
+** their group.  Measured on an H200 (lowbit bench --iters 30, two
+** repeats, us at M = 255 / 4096, N = 4112 and 8192):
+** - K less than a sub-stage: fewer code rows where a whole sub-stage fits
+**   K (plan_wg), else mma.sync's plan (as where the stages do not fit).
+**   K = 64, 2 code rows (no arrives) against the 4 before: a16w5_g64
+**   9.0 / 44.3 -> 8.2 / 39.5 (N = 4112), 10.1 / 74.9 -> 9.3 / 65.9;
+**   a16w1_g64 10.8 / 35.9 -> 10.7 / 35.8, 11.2 / 62.5 -> 10.7 / 57.8
+**   (mma.sync: 7.6 / 39.2, 10.1 / 66.5; a16w8_channel 7.9 / 38.8, 10.3
+**   / 69.8 against 11.0 / 35.9, 11.1 / 56.8 at 2 rows).  K = 32 (8- and
+**   7-bit codes; no sub-stage of 2 rows fits): mma.sync 7.7 to 10.0 at
+**   255 rows against 9.2 to 11.7, at 4096 from 5% faster (a16w8_channel,
+**   N = 4112: 38.0 -> 36.2) to 10% slower (a16w7_g32 45.8 -> 50.5).
+** - Past one sub-stage the arrives cost little against the alternatives:
+**   M = 64 / 128 / 1024, N = 8192, a16w8_channel K = 4128 with them 27.9
+**   / 33.6 / 115.4 (K = 4096, none: 24.6 / 30.7 / 110.8), mma.sync 28.4
+**   / 45.0 / 237.7; K = 4160 25.9 / 33.3 / 113.4, with 2 code rows (whole
+**   sub-stages, no arrives) 34.9 / 41.8 / 134.9; a16w1_g64 K = 4160 23.8
+**   / 32.5 / 123.9 against 34.5 / 40.9 / 146.2 at 2 code rows.  So wgmma
+**   stays there with its advisory; rows past K multiplying zeros (the TMA
+**   fills them) instead of skipping would end it, in the template. */
+static int wgmma_takes(const lb_gemm_cfg *c, int k) {
+  return !c->wg || k >= 32 * c->r;
 }
 
 /* On a 160 KB part the 99 KB parts' limit need not cut the sub-stage:
@@ -578,7 +626,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
   if ((st = parse_plan(plan, bucket, from, kn)) != LB_OK) return st;
   {
-    const int want = plan_tile(f, k, bucket, kn, &p->lo);
+    const int want = plan_tile(f, n, k, bucket, kn, &p->lo);
     p->hi = p->lo;
     lift(&f->lay, want, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->hi);
@@ -618,6 +666,10 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     }
     if (bucket == 5 && kn->v[K_BM] < 0 && p->wg.bm == 256)
       tile_by_waves(f, n, k, sms, kn, &p->wg);
+    /* (a plan that asks for wgmma, words in registers or TMA takes it) */
+    if (!wgmma_takes(&p->wg, k) && kn->v[K_WG] != 1 && kn->v[K_WR] != 1 &&
+        kn->v[K_TM] != 1)
+      p->wg = p->hi;
   } else {
     p->wg = p->hi;
   }

@@ -84,11 +84,24 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
 }
 
 /* Before sm_90 a cluster's fold blocks run as one block: it must divide
-** the cluster, and the folded block's warps and ring must be a block's. */
-static void fold_fit(lb_gemv_cfg *cfg, int stage) {
+** the cluster, and the folded block's warps and ring must be a block's.
+** Nor may a warp of it (stepping split x fold tiles) have more than one
+** tile, all of them issued by the prologue (STAGES x step or fewer), with
+** lazy words: ptxas then schedules lb_gemv's tiles together
+** (templates/gemv.cu: NOREFILL, which keeps lb_gemv_xs apart), and wide
+** state spilled on sm_80 at N = 48, K = 8192 (fold 4: 4 warps, two tiles
+** each), f32 scales and zeros, bias: 3-bit group 32 48 bytes at 255
+** registers, group 64 24, 5-bit group 64 8; f32 scales, f16 zeros, no
+** bias 8.  Half the fold, until a warp refills its stages: fold 2, four
+** tiles a warp, 177 to 240 registers (6- and 7-bit codes at 4096 x 16,
+** which had not spilled, 128 to 199 against 146 to 255).  Not measured
+** for time (no sm_80 here). */
+static void fold_fit(lb_gemv_cfg *cfg, int stage, int tiles) {
   while (cfg->fold > 1 &&
          (cfg->cluster % cfg->fold != 0 || cfg->warps * cfg->fold > LB_WARPS ||
-          cfg->warps * cfg->fold * cfg->stages * stage > LB_RING_KB * 1024))
+          cfg->warps * cfg->fold * cfg->stages * stage > LB_RING_KB * 1024 ||
+          (cfg->lazy && tiles > cfg->split * cfg->fold &&
+           tiles <= cfg->stages * cfg->split * cfg->fold)))
     cfg->fold /= 2;
 }
 
@@ -566,7 +579,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   /* a cluster's warps each need a tile of K (the template's invariant) */
   while (cfg->cluster > 1 && cfg->split * cfg->cluster > tiles)
     cfg->cluster /= 2;
-  fold_fit(cfg, stage);
+  fold_fit(cfg, stage, tiles);
   /* Phases as the template has them: lazy words, a tile at most a warp,
   ** whole chunks of code rows a phase. */
   {
@@ -682,6 +695,10 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_emit_prelude_w16(b, &f);   /* the two-fragment kernel's dequantisation */
+  lb_buf_printf(b,
+    "// Shared memory a block's rings and resident scales may take on every "
+    "part (the\n// planner's budget; x's rows, lb_gemv_xs's, come on top).\n"
+    "constexpr int LB_SMEM_BUDGET = %d * 1024;\n", LB_RING_KB);
   lb_buf_printf(b,
     "// Shared memory beside the rings (planned): resident scales and zeros\n"
     "// in rows of LB_SROWB bytes (0: read from global memory), x in rows of\n"

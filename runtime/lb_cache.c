@@ -181,24 +181,38 @@ bad:
   return LB_EIO;
 }
 
-/* $LOWBIT_CACHE_MAX in bytes (see lb_cache.h). */
-static uint64_t cache_max(void) {
+/* $LOWBIT_CACHE_MAX in bytes into *max: digits with an optional k, m or
+** g suffix (0: no limit; unset or empty: 1g).  Anything else (a sign, a
+** stray character, a size past 64 bits) returns 0 with why naming it:
+** the cache then keeps no new entry, since it could not keep to the limit
+** that was meant, and lb_cache_query says why (where an unusable
+** directory's reason goes).  Such a value was 1g before, without a word:
+** "abc", "-1" and "1x" each kept a gigabyte. */
+static int cache_max(uint64_t *max, char *why, size_t len) {
   const char *e = getenv("LOWBIT_CACHE_MAX");
   char *end;
   unsigned long long v;
   int shift = 0;
-  if (e == NULL || *e < '0' || *e > '9') return DEFAULT_MAX;
-  errno = 0;
-  v = strtoull(e, &end, 10);
-  if (errno != 0) return DEFAULT_MAX;
-  switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
+  *max = DEFAULT_MAX;
+  if (e == NULL || *e == '\0') return 1;
+  if (*e >= '0' && *e <= '9') {
+    errno = 0;
+    v = strtoull(e, &end, 10);
+    switch (*end) {
+      case 'k': case 'K': shift = 10; end++; break;
+      case 'm': case 'M': shift = 20; end++; break;
+      case 'g': case 'G': shift = 30; end++; break;
+      default: break;
+    }
+    if (errno == 0 && *end == '\0' && v <= (UINT64_MAX >> shift)) {
+      *max = v == 0 ? UINT64_MAX : (uint64_t)v << shift;   /* 0: no limit */
+      return 1;
+    }
   }
-  if (*end != '\0' || v > (UINT64_MAX >> shift)) return DEFAULT_MAX;
-  return v == 0 ? UINT64_MAX : (uint64_t)v << shift;   /* 0: no limit */
+  snprintf(why, len, "LOWBIT_CACHE_MAX=\"%.64s\" is not a size (bytes: "
+           "digits with an optional k, m or g, under 2^64; 0: no limit), "
+           "so no kernel is kept", e);
+  return 0;
 }
 
 typedef struct item {
@@ -290,12 +304,14 @@ static int create(const char *path) {
 ** reason is noted for lb_cache_query. */
 void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
                   const lb_binary *bin) {
-  char path[4200], tmp[4300], dir[4096];
+  char path[4200], tmp[4300], dir[4096], bad[512];
   const char *why;
   header h;
   FILE *f = NULL;
+  uint64_t max;
   int fd, ok, err = 0;
   if (!lb_cache_dir(dir, sizeof dir, &why)) return;
+  if (!cache_max(&max, bad, sizeof bad)) return;   /* lb_cache_query says */
   if (!lb_make_dirs(dir)) {
     note(dir, "cannot create directory", dir, errno);
     return;
@@ -344,7 +360,7 @@ void lb_cache_put(uint64_t hash, const void *id, size_t idlen,
     return;
   }
   note(dir, NULL, NULL, 0);
-  evict(dir, cache_max());
+  evict(dir, max);
 }
 
 lb_status lb_cache_query(lb_cache_state *out) {
@@ -374,6 +390,10 @@ lb_status lb_cache_query(lb_cache_state *out) {
   }
   close(fd);
   remove(tmp);
+  {   /* a limit that is no size keeps every new entry out (cache_max) */
+    uint64_t max;
+    if (!cache_max(&max, out->why, sizeof out->why)) return LB_OK;
+  }
   /* the probe can succeed where an entry cannot be written (a directory
   ** in its place, a full disk): the last write says */
   pthread_mutex_lock(&last_lock);

@@ -227,12 +227,33 @@ lb_status lb_log_kernels(const char *log, lb_kernel_use *out, int max,
   return LB_OK;
 }
 
+/* Whether the len characters at p hold what. */
+static int line_has(const char *p, size_t len, const char *what) {
+  const size_t w = strlen(what);
+  size_t i;
+  for (i = 0; i + w <= len; i++)
+    if (memcmp(p + i, what, w) == 0) return 1;
+  return 0;
+}
+
+/* Warning lines: NVRTC's and ptxas's warnings, and ptxas's performance
+** advisories, which say that wgmma was serialised or made to wait
+** ("(C7510) Potential Performance Loss: wgmma.mma_async instructions are
+** serialized ...", "(C7519) warpgroup.arrive is injected ... in function
+** 'lb_gemm'"): the plans that draw one, and why some keep it, are in
+** gen/lb_gemm.c (wgmma_takes).  NVRTC 13.0 writes the advisories to the
+** process's stderr rather than to this log, so they count here only from
+** an NVRTC that logs them; the sweep (tests/test_sweep.c) reads stderr
+** for them. */
 int lb_log_warnings(const char *log) {
   int n = 0;
   const char *p = log;
-  while (p && (p = strstr(p, "warning")) != NULL) {
-    n++;
-    p += 7;
+  while (p && *p) {
+    const char *end = strchr(p, '\n');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    n += line_has(p, len, "warning") || line_has(p, len, "(C7519)") ||
+         line_has(p, len, "Potential Performance Loss");
+    p = end ? end + 1 : NULL;
   }
   return n;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lb_cache.h"
@@ -140,19 +141,39 @@ static int parse_entry(const char *line, entry *e, const char **what,
   return 1;
 }
 
-/* Reads the table at path into t (empty when there is no file). */
+/* Reads the table at path into t (empty when there is no file).
+** O_NONBLOCK, as the kernel cache opens its entries (lb_cache.c): a FIFO
+** at the path, opened to read, would wait for a writer forever (an op's
+** creation hung there); whatever is not a regular file is an error that
+** says so, as a damaged table is. */
 static lb_status load(const char *path, const char *devkey, table *t,
                       const char *fn) {
   FILE *f;
   char *text, *line, *next;
   long size;
-  int lineno = 0, header = 0;
+  int lineno = 0, header = 0, fd;
+  struct stat sb;
   lb_status st = LB_OK;
   memset(t, 0, sizeof *t);
-  if ((f = fopen(path, "rb")) == NULL) {
+  if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
     if (errno == ENOENT) return LB_OK;
     return lb_fail(LB_EIO, "%s: cannot read the tuning table %s: %s", fn,
                    path, strerror(errno));
+  }
+  if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return lb_fail(LB_EIO, "%s: the tuning table %s is not a regular file "
+                   "(%s); remove it (lowbit tune writes it again), or set "
+                   "LOWBIT_TUNE=0", fn, path,
+                   S_ISFIFO(sb.st_mode)  ? "a FIFO"
+                   : S_ISDIR(sb.st_mode) ? "a directory"
+                                         : "a device or a socket");
+  }
+  if ((f = fdopen(fd, "rb")) == NULL) {
+    const int err = errno;
+    close(fd);
+    return lb_fail(LB_EIO, "%s: cannot read the tuning table %s: %s", fn,
+                   path, strerror(err));
   }
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
       size > MAX_BYTES || fseek(f, 0, SEEK_SET) != 0) {
@@ -214,6 +235,8 @@ static lb_status load(const char *path, const char *devkey, table *t,
   return st;
 }
 
+/* (Anything at the path counts, a FIFO or a directory too: lb_tune_find
+** then says what is wrong with it, without waiting on it.) */
 int lb_tune_have(const lb_ctx *c) {
   const char *e = getenv("LOWBIT_TUNE"), *why;
   char path[4200];

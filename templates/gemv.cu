@@ -529,6 +529,12 @@ __device__ __forceinline__ void lb_gemv(
   constexpr bool SRES = LB_SRES;
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_STAGECH);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
+  // The contract with the planner (lb_gen.c): the rings and the resident
+  // scales and zeros (x's rows, lb_gemv_xs's, come on top at launch).
+  static_assert(LB_WARPS * STAGES * LB_STAGECH * (int)sizeof(lb_u4) +
+                        (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0) <=
+                    LB_SMEM_BUDGET,
+                "shared memory within the part's budget (the planner's)");
   char *const xres = sres + (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0);
   const int brow0 = cb * GROUPS * 16;      // the block's first row
   if constexpr (SRES) {

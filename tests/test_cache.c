@@ -3,11 +3,12 @@
 ** truncated and a garbage entry are each detected, recompiled and
 ** rewritten; an entry whose hash collides with another key's is not used;
 ** the oldest entries go when the cache outgrows LOWBIT_CACHE_MAX, and a
-** hit makes an entry young again; two processes filling the same cache at
-** once both succeed; LOWBIT_CACHE=0 turns the cache off; an unusable
-** directory (a file, /proc/self, read-only) costs only the hits, and
-** lb_cache_query says why; a FIFO or a directory in an entry's place is
-** a miss (a FIFO, before, blocked the reader forever).
+** hit makes an entry young again; a LOWBIT_CACHE_MAX that is no size
+** keeps no new entry and lb_cache_query names it; two processes filling
+** the same cache at once both succeed; LOWBIT_CACHE=0 turns the cache
+** off; an unusable directory (a file, /proc/self, read-only) costs only
+** the hits, and lb_cache_query says why; a FIFO or a directory in an
+** entry's place is a miss (a FIFO, before, blocked the reader forever).
 */
 #include <dirent.h>
 #include <signal.h>
@@ -395,16 +396,48 @@ int main(int argc, char **argv) {
     setenv("LOWBIT_CACHE_MAX", "1k", 1);
     CHECK(compile(s4[1], NULL) == 0 && entries(dir, NULL, 0) == 0,
           "LOWBIT_CACHE_MAX=1k: %d entries kept", entries(dir, NULL, 0));
-    /* 0 is no limit; a value that overflows or does not parse is the
-    ** default (1g), not 0 */
+    /* 0 is no limit */
     setenv("LOWBIT_CACHE_MAX", "0", 1);
     CHECK(compile(s4[0], NULL) == 0 && compile(s4[1], NULL) == 0 &&
               entries(dir, NULL, 0) == 2,
           "LOWBIT_CACHE_MAX=0: %d entries kept", entries(dir, NULL, 0));
-    setenv("LOWBIT_CACHE_MAX", "17179869184g", 1);
-    CHECK(compile(s4[2], NULL) == 0 && entries(dir, NULL, 0) == 3,
-          "LOWBIT_CACHE_MAX overflowing: %d entries kept",
-          entries(dir, NULL, 0));
+    /* a value that is no size (a word, a sign, a stray suffix, past 64
+    ** bits) is an error lb_cache_query reports, naming it, and no new
+    ** entry is kept (it was 1g, silently); hits still serve */
+    {
+      static const char *const bad[] = {"abc", "-1", "1x", "1g ", "+5",
+                                        "17179869184g",
+                                        "99999999999999999999"};
+      size_t b;
+      for (b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        char what[64], needle[64];
+        setenv("LOWBIT_CACHE_MAX", bad[b], 1);
+        snprintf(what, sizeof what, "LOWBIT_CACHE_MAX=\"%s\"", bad[b]);
+        snprintf(needle, sizeof needle, "LOWBIT_CACHE_MAX=\"%s\"", bad[b]);
+        CHECK(compile(s4[2], NULL) == 0 && entries(dir, NULL, 0) == 2,
+              "%s: a miss expected and no entry kept (%d entries)", what,
+              entries(dir, NULL, 0));
+        CHECK(compile(s4[0], NULL) == 2, "%s: an entry kept before did not "
+              "hit", what);
+        expect_state(what, 1, 0, needle, "not a size");
+      }
+    }
+    /* valid forms keep working: suffixes of either case, plain bytes, and
+    ** an empty value is the default */
+    {
+      static const char *const good[] = {"1G", "4096m", "1048576k",
+                                         "1073741824", ""};
+      size_t g;
+      for (g = 0; g < sizeof good / sizeof good[0]; g++) {
+        char what[64];
+        setenv("LOWBIT_CACHE_MAX", good[g], 1);
+        snprintf(what, sizeof what, "LOWBIT_CACHE_MAX=\"%s\"", good[g]);
+        expect_state(what, 1, 1, NULL, NULL);
+      }
+      CHECK(compile(s4[2], NULL) == 0 && entries(dir, NULL, 0) == 3,
+            "LOWBIT_CACHE_MAX=\"\": %d entries kept, not 3",
+            entries(dir, NULL, 0));
+    }
     unsetenv("LOWBIT_CACHE_MAX");
     {
       /* a temporary file whose writer died an hour ago goes; a fresh one

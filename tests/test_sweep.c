@@ -1,12 +1,13 @@
 /*
 ** test_sweep.c: the pairwise recipe sweep (lb_sweep.h) on the CPU: every
 ** recipe loads, generates its GEMV and two GEMM buckets (the buckets taken
-** in turn over the recipes), and each compiles for sm_80 and sm_90 with zero
-** warnings and zero spill stores in each entry point, each compile within
-** a time limit (1 s; LOWBIT_SWEEP_MAX_S changes it) on the machine where
-** it was set.  Elsewhere the second is scaled by this machine's speed,
-** measured on a fixed kernel (the yardstick below), at the start and again
-** next to a compile that seems over the limit.
+** in turn over the recipes; fixed rows name their own), and each compiles
+** for sm_80 and sm_90 with zero warnings (ptxas's advisories on stderr
+** too: compile_said) and zero spill stores in each entry point, each
+** compile within a time limit (1 s; LOWBIT_SWEEP_MAX_S changes it) on the
+** machine where it was set.  Elsewhere the second is scaled by this
+** machine's speed, measured on a fixed kernel (the yardstick below), at
+** the start and again next to a compile that seems over the limit.
 ** The disk cache is off, so every compile is a real one and its time is
 ** reported.
 **
@@ -19,9 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lb_gemm.h"
 #include "lb_gen.h"
+#include "lb_nvrtc.h"
 #include "lb_sweep.h"
 #include "lb_test.h"
 #include "lowbit.h"
@@ -119,13 +122,47 @@ static int write_rows(const lb_sweep_row *rows, int n, const char *dir) {
   return 0;
 }
 
+/* Recipe texts the fixed rows share. */
+#define FX_W8_CHANNEL                                                      \
+  "activations \"f16\"\n"                                                  \
+  "weights { bits = 8, signed = true, packing = \"gemlite32\" }\n"         \
+  "scales { group = \"channel\", dtype = \"f16\" }\n"                      \
+  "dequant \"q * s\"\n"                                                    \
+  "epilogue { bias = true }\n"
+#define FX_W3_F32(group, zdtype, bias)                                     \
+  "activations \"f16\"\n"                                                  \
+  "weights { bits = 3, signed = false, packing = \"gemlite32\" }\n"        \
+  "scales { group = " group ", dtype = \"f32\" }\n"                        \
+  "zeros { kind = \"float\", dtype = \"" zdtype "\" }\n"                   \
+  "dequant \"(q - z) * s\"\n"                                              \
+  "epilogue { bias = " bias " }\n"
+
+/* The M each fixed row's GEMM kernels take (small: up to 64 rows; large:
+** past them; 0: the sweep's in turn), by row; the pairwise rows keep 0. */
+static int row_m[MAXROWS][2];
+
 /* Recipes at shapes the sweep's own do not reach, each for what it once
-** did wrong; added after the pairwise rows (up to max), returns how many.
+** did wrong; added after the pairwise rows (up to max; `first` is the
+** index of the first), returns how many.
 ** w5_g64_8192: 5-bit codes at K = 8192, split 4, where a warp's two tiles
 ** are both in flight from the prologue; its lb_gemv_xs had 255 registers
-** and spilled 8 bytes on sm_90 until 2026-11-28 (gemv.cu: NOREFILL). */
-static int add_fixed(lb_sweep_row *rows, int max) {
-  static const struct { const char *name, *text; int n, k; } fixed[] = {
+** and spilled 8 bytes on sm_90 until 2026-11-28 (gemv.cu: NOREFILL).
+** gv_w3/gv_w5 at 8192 x 48: the GEMV's block before sm_90 (a cluster's
+** four fold blocks as one) gave each warp two tiles, both issued by the
+** prologue; lb_gemv spilled 8 to 48 bytes on sm_80 (gen/lb_gen.c, after
+** plan_resident).
+** mm_w8 and the per-channel rows: two channel groups a warp spilled 4 to
+** 32 bytes on sm_80..89 where N is no multiple of the block's 128
+** channels, or with per-channel zeros (gen/lb_gemm.c, plan_tile).
+** wg_*: K of less than one of sm_90a's wgmma sub-stages made ptxas inject
+** warpgroup.arrive (C7519), a warning here (gen/lb_gemm.c: wgmma_takes;
+** K past one sub-stage and no multiple of it still does, measured cheap
+** there: not a row here). */
+static int add_fixed(lb_sweep_row *rows, int first, int max) {
+  static const struct {
+    const char *name, *text;
+    int n, k, small_m, large_m;
+  } fixed[] = {
       {"fx_w5s_g64_8192",
        "name \"fx_w5s_g64_8192\"\n"
        "activations \"bf16\"\n"
@@ -133,7 +170,78 @@ static int add_fixed(lb_sweep_row *rows, int max) {
        "scales { group = 64, dtype = \"bf16\" }\n"
        "zeros { dtype = \"bf16\" }\n"
        "dequant \"q * s + z\"\n",
-       8192, 8192}};
+       8192, 8192, 0, 0},
+      {"fx_gv_w3_g32_f32_f32_bias",
+       "name \"fx_gv_w3_g32_f32_f32_bias\"\n" FX_W3_F32("32", "f32", "true"),
+       48, 8192, 0, 0},
+      {"fx_gv_w3_g64_f32_f32_bias",
+       "name \"fx_gv_w3_g64_f32_f32_bias\"\n" FX_W3_F32("64", "f32", "true"),
+       48, 8192, 0, 0},
+      {"fx_gv_w3_g32_f32_f16",
+       "name \"fx_gv_w3_g32_f32_f16\"\n" FX_W3_F32("32", "f16", "false"),
+       48, 8192, 0, 0},
+      {"fx_gv_w5_g64_f32_f32_bias",
+       "name \"fx_gv_w5_g64_f32_f32_bias\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 5, signed = false, packing = \"gemlite32\" }\n"
+       "scales { group = 64, dtype = \"f32\" }\n"
+       "zeros { kind = \"float\", dtype = \"f32\" }\n"
+       "dequant \"(q - z) * s\"\n"
+       "epilogue { bias = true }\n",
+       48, 8192, 0, 0},
+      {"fx_mm_w8_channel_48", "name \"fx_mm_w8_channel_48\"\n" FX_W8_CHANNEL,
+       48, 8192, 0, 128},
+      {"fx_mm_w8_f32_16",
+       "name \"fx_mm_w8_f32_16\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 8, signed = true }\n"
+       "scales { group = \"channel\", dtype = \"f32\" }\n"
+       "dequant \"q * s\"\n"
+       "epilogue { bias = true }\n",
+       16, 4096, 0, 1024},
+      {"fx_mm_w1_g128_48",
+       "name \"fx_mm_w1_g128_48\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 1, signed = false }\n"
+       "scales { group = 128, dtype = \"f16\" }\n"
+       "dequant \"q * s\"\n"
+       "epilogue { bias = true }\n",
+       48, 4096, 0, 128},
+      {"fx_mm_w2_channel_zeros",
+       "name \"fx_mm_w2_channel_zeros\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 2, signed = false }\n"
+       "scales { group = \"channel\", dtype = \"f32\" }\n"
+       "zeros { dtype = \"f16\" }\n"
+       "dequant \"(q - z) * s\"\n"
+       "epilogue { bias = true }\n",
+       4096, 4096, 0, 128},
+      {"fx_wg_w8_channel_k32", "name \"fx_wg_w8_channel_k32\"\n" FX_W8_CHANNEL,
+       4112, 32, 64, 255},
+      {"fx_wg_w1_g64_k64",
+       "name \"fx_wg_w1_g64_k64\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 1, packing = \"gemlite32\" }\n"
+       "scales { group = 64, dtype = \"f16\" }\n"
+       "zeros { dtype = \"f16\" }\n"
+       "dequant \"q * s + z\"\n",
+       4112, 64, 64, 4096},
+      {"fx_wg_w5_g64_k64",
+       "name \"fx_wg_w5_g64_k64\"\n"
+       "activations \"bf16\"\n"
+       "weights { bits = 5, signed = true }\n"
+       "scales { group = 64, dtype = \"bf16\" }\n"
+       "zeros { dtype = \"bf16\" }\n"
+       "dequant \"q * s + z\"\n",
+       4112, 64, 64, 255},
+      {"fx_wg_w7_g32_k32",
+       "name \"fx_wg_w7_g32_k32\"\n"
+       "activations \"f16\"\n"
+       "weights { bits = 7 }\n"
+       "scales { group = 32 }\n"
+       "zeros { dtype = \"f16\" }\n"
+       "dequant \"(q - z) * s\"\n",
+       4112, 32, 64, 4096}};
   int i;
   for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]) && i < max; i++) {
     memset(&rows[i], 0, sizeof rows[i]);
@@ -141,8 +249,48 @@ static int add_fixed(lb_sweep_row *rows, int max) {
     snprintf(rows[i].text, sizeof rows[i].text, "%s", fixed[i].text);
     rows[i].n = fixed[i].n;
     rows[i].k = fixed[i].k;
+    row_m[first + i][0] = fixed[i].small_m;
+    row_m[first + i][1] = fixed[i].large_m;
   }
   return i;
+}
+
+/* ptxas's performance advisories ("(C7519) warpgroup.arrive is injected
+** ...", "(C7510) Potential Performance Loss ...") are warnings here, as
+** lb_log_warnings counts them; but NVRTC 13.0 writes them to this
+** process's stderr, not to the compile's log.  So each compile's stderr
+** goes to a temporary file (the sweep runs one compile at a time), and
+** what came is counted, then passed on to the real stderr.  Returns the
+** compile's status; *said: what came (malloc'd, "" if none). */
+static lb_status compile_said(const char *src, int arch, lb_offline *info,
+                              char **log, char **said) {
+  FILE *tmp = tmpfile();
+  int saved = -1;
+  lb_status st;
+  long n;
+  *said = NULL;
+  fflush(stderr);
+  if (tmp != NULL && (saved = dup(STDERR_FILENO)) >= 0 &&
+      dup2(fileno(tmp), STDERR_FILENO) < 0) {
+    close(saved);
+    saved = -1;
+  }
+  st = lb_compile_offline(src, arch, info, log);
+  fflush(stderr);
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+  }
+  if (tmp != NULL && saved >= 0 && (n = ftell(tmp)) > 0 &&
+      (*said = malloc((size_t)n + 1)) != NULL) {
+    rewind(tmp);
+    n = (long)fread(*said, 1, (size_t)n, tmp);
+    (*said)[n] = '\0';
+    fputs(*said, stderr);
+  }
+  if (tmp != NULL) fclose(tmp);
+  if (*said == NULL && (*said = malloc(1)) != NULL) (*said)[0] = '\0';
+  return st;
 }
 
 int main(int argc, char **argv) {
@@ -168,7 +316,7 @@ int main(int argc, char **argv) {
   }
   CHECK(lb_sweep_missing(rows, n) == 0, "the sweep misses %d pair(s)",
         lb_sweep_missing(rows, n));
-  nfix = add_fixed(rows + n, MAXROWS - n);
+  nfix = add_fixed(rows + n, n, MAXROWS - n);
   n += nfix;
   scale = yard_scale(5);
   if (scale <= 0) {
@@ -190,8 +338,10 @@ int main(int argc, char **argv) {
   for (i = 0; i < n * 3; i++) {
     const lb_sweep_row *row = &rows[i / 3];
     const int kind = i % 3;
+    const int own = kind == 0 ? 0 : row_m[i / 3][kind - 1];
     const int m = kind == 0 ? 1
                   : fixed_m > LB_MAX_M ? fixed_m
+                  : own > 0 ? own
                   : kind == 1 ? small_m[i / 3 % 3] : large_m[i / 3 % 2];
     lb_recipe *r = NULL;
     char *src = NULL, cell[2][40];
@@ -209,14 +359,17 @@ int main(int argc, char **argv) {
     }
     for (a = 0; a < 2; a++) {
       lb_offline info;
-      char *log = NULL;
+      char *log = NULL, *said = NULL;
       int t, regs = -1, spill = 0, found = 0;
       double frac;   /* of the limit, at the machine's speed of the moment */
       snprintf(cell[a], sizeof cell[a], "-");
-      if (lb_compile_offline(src, archs[a], &info, &log) != LB_OK) {
+      if (compile_said(src, archs[a], &info, &log, &said) != LB_OK) {
         CHECK(0, "%s m=%d sm_%d: %s", row->name, m, archs[a], lb_errmsg());
+        free(said);
         continue;
       }
+      /* (what the compile said on stderr: ptxas's advisories) */
+      info.warnings += said ? lb_log_warnings(said) : 0;
       /* over 0.9 of the limit: compiled again up to four times, each right
       ** after the yardstick (best of three), and the best ratio of the two
       ** kept, so that both see the machine at the same moment (and the
@@ -244,8 +397,10 @@ int main(int argc, char **argv) {
         }
         free(log2);
       }
-      CHECK(info.warnings == 0, "%s m=%d sm_%d: %d warning(s)\n%s",
-            row->name, m, archs[a], info.warnings, log ? log : "");
+      CHECK(info.warnings == 0, "%s m=%d sm_%d: %d warning(s)\n%s%s",
+            row->name, m, archs[a], info.warnings, log ? log : "",
+            said ? said : "");
+      free(said);
       {   /* every entry point ptxas reports (lb_gemm_sum too) */
         char what[160];
         snprintf(what, sizeof what, "%s m=%d sm_%d", row->name, m, archs[a]);

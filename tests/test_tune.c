@@ -6,13 +6,15 @@
 ** and compile cleanly, also on threads at once into the disk cache (as
 ** lowbit tune does); the table round-trips, keeps one entry a key, is
 ** keyed by the rules' source, and every kind of damage to it is an error
-** naming the file and line.
+** naming the file and line; a FIFO or a directory in its place is an
+** error at once (a FIFO's blocking open had waited for a writer).
 **
 **   test_tune RECIPE.lua
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lb_gemm.h"
@@ -447,6 +449,29 @@ static void table(const lb_recipe *r) {
                          1, plans, name, sizeof name, "t") == LB_OK &&
             plans[0][0] == '\0',
         "another device read this device's table");
+  /* not a regular file at the table's path: a FIFO (whose blocking open
+  ** waited for a writer forever) and a directory are errors that say so,
+  ** at once; the alarm ends a read that waits, failing the test */
+  {
+    static const char *const kinds[] = {"a FIFO", "a directory"};
+    int kd;
+    for (kd = 0; kd < 2; kd++) {
+      remove(path);
+      if (kd == 0 ? mkfifo(path, 0644) != 0 : mkdir(path, 0755) != 0) {
+        CHECK(0, "cannot make %s at %s", kinds[kd], path);
+        continue;
+      }
+      alarm(20);
+      refused(lb_tune_find_dev(DEV, keys, 1, plans, name, sizeof name, "t"),
+              LB_EIO, kinds[kd], "find with not a regular file");
+      refused(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2", 1, 1), LB_EIO,
+              "not a regular file", "save over not a regular file");
+      alarm(0);
+      if (kd == 1) rmdir(path);
+    }
+    printf("tuning table: a FIFO or a directory at its path refused at "
+           "once\n");
+  }
   remove(path);
   snprintf(path + strlen(path), 8, ".lock");
   remove(path);
