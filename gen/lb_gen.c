@@ -94,8 +94,12 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
 ** registers, group 64 24, 5-bit group 64 8; f32 scales, f16 zeros, no
 ** bias 8.  Half the fold, until a warp refills its stages: fold 2, four
 ** tiles a warp, 177 to 240 registers (6- and 7-bit codes at 4096 x 16,
-** which had not spilled, 128 to 199 against 146 to 255).  Not measured
-** for time (no sm_80 here). */
+** which had not spilled, 128 to 199 against 146 to 255).  The smaller
+** folded block can leave room for the ring's scales or resident ones
+** (plan_resident budgets the folded ring), which sm_90's kernel then
+** takes too: 5-bit codes at 8192 x 48, a16w5_g64 230 -> 167 registers,
+** group 64 with f32 scales and zeros 219 -> 158.  Neither measured for
+** time (no sm_80 here; the H200 was not free for sm_90's). */
 static void fold_fit(lb_gemv_cfg *cfg, int stage, int tiles) {
   while (cfg->fold > 1 &&
          (cfg->cluster % cfg->fold != 0 || cfg->warps * cfg->fold > LB_WARPS ||
