@@ -18,7 +18,8 @@
 ** Size: after each write the oldest entries (by modification time, which
 ** a hit refreshes) are removed until the entries total at most
 ** $LOWBIT_CACHE_MAX bytes (a number with an optional k, m or g suffix;
-** 0: no limit; default, also for a value that does not parse: 1g), and
+** 0: no limit; unset or empty: 1g; a value that is no size keeps no new
+** entry, and lb_cache_query says why), and
 ** so are temporary files older than an hour (their writer died).  In a
 ** cache this process cannot write to, hits do not refresh entries.
 **
