@@ -1043,7 +1043,7 @@ static void read_key(const char *path, keyinfo *ki) {
       sscanf(p, "the GEMM kind, for activation rows %23[0-9.+]", rows) == 1) {
     size_t n = strlen(rows);
     if (n && rows[n - 1] == '.') rows[n - 1] = '\0';   /* the sentence's */
-    snprintf(ki->kernel, sizeof ki->kernel, "gemm %s", rows);
+    snprintf(ki->kernel, sizeof ki->kernel, "gemm %.18s", rows);   /* (fits) */
   }
   else if ((p = strstr(head, "up to ")) != NULL &&
            sscanf(p, "up to %d rows of x", &up) == 1)
@@ -1052,7 +1052,7 @@ static void read_key(const char *path, keyinfo *ki) {
   if ((p = strstr(head, "// Plan changed by ")) != NULL &&
       sscanf(p, "// Plan changed by %63[^:]: \"%199[^\"]\"", who, plan) == 2)
     /* the words of lowbit bench's "plan" column */
-    snprintf(ki->plan, sizeof ki->plan, "%s (%s)", plan,
+    snprintf(ki->plan, sizeof ki->plan, "%.100s (%.40s)", plan,   /* (fits) */
              !strcmp(who, "the caller") ? "set"
              : !strncmp(who, "the tuning table", 16) ? "table" : who);
   else if (strstr(head, "// Regenerate with: ") != NULL)
