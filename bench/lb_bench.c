@@ -37,9 +37,9 @@ typedef struct row {
   int k, n, m;
   double us, cublas_us, gbs, pct, err, cublas_err, compile_s, launch_us;
   double floor_us;   /* a plain read of the same bytes; 0: not measured */
-  /* LB_FLUSH_BOTH: the same three after the memset flush (the ones above
+  /* LB_FLUSH_BOTH: the same after the memset flush (the ones above
   ** are the read flush's) */
-  double us_w, cublas_us_w, floor_us_w;
+  double us_w, cublas_us_w, floor_us_w, gbs_w;
   int cache, pass, regs;
   double bytes;
 } row;
@@ -321,26 +321,13 @@ void lb_progress_release(lb_progress *p) {
 
 /* ---- one recipe and shape, all M --------------------------------------- */
 
-static void status(env *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 static void complain(env *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void status(env *e, const char *fmt, ...) {
-  char text[256];
-  va_list ap;
-  if (!e->pg.on) return;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  lb_progress_say(&e->pg, "%s", text);
-}
-
-static void status_clear(env *e) { lb_progress_clear(&e->pg); }
 
 /* A failure's message on stderr, on a line of its own. */
 static void complain(env *e, const char *fmt, ...) {
   va_list ap;
-  status_clear(e);
+  lb_progress_clear(&e->pg);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
@@ -372,8 +359,8 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
   memset(&j, 0, sizeof j);
   for (i = 0; i < o->nm; i++)
     if (o->m[i] > maxm) maxm = o->m[i];
-  status(e, "%s %dx%d: data, float64 reference, compile", lb_recipe_name(r),
-         k, n);
+  lb_progress_say(&e->pg, "%s %dx%d: data, float64 reference, compile",
+                  lb_recipe_name(r), k, n);
   if (!lb_case_make(&c, r, maxm, n, k, e->seed++)) {
     complain(e, "%s %dx%d: %s", lb_recipe_name(r), k, n, lb_errmsg());
     return 0;
@@ -425,7 +412,8 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     lb_case view = c;
     j.m = o->m[i];
     view.m = j.m < refm ? j.m : refm;   /* the rows checked */
-    status(e, "%s %dx%d m=%d: check and time", lb_recipe_name(r), k, n, j.m);
+    lb_progress_say(&e->pg, "%s %dx%d m=%d: check and time",
+                    lb_recipe_name(r), k, n, j.m);
     /* the work space split K asks for (cuBLAS has its own) */
     cudaFree(j.ws);
     j.ws = NULL;
@@ -484,6 +472,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
       e->t.write = 0;
       if (rw->us_w <= 0 || rw->cublas_us_w <= 0) goto fail;
       if (rw->floor_us_w < 0) rw->floor_us_w = 0;
+      rw->gbs_w = rw->bytes / (rw->us_w * 1e-6) / 1e9;
     }
     rw->gbs = rw->bytes / (rw->us * 1e-6) / 1e9;
     rw->pct = 100.0 * rw->bytes / (rw->us * 1e-6) / e->copy_bw;
@@ -495,7 +484,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
     rw->launch_us = host_launch_us(&j);
     rw->cache = info.cache;
     rw->regs = info.regs;
-    status_clear(e);
+    lb_progress_clear(&e->pg);
     {   /* where the kernel's plan came from: a table changes what is timed */
       static const char *const from[] = {"rules", "table", "env", "set"};
       /* lb_plan_from's order */
@@ -535,7 +524,7 @@ static int bench_shape(env *e, const lb_recipe *r, int k, int n) {
 fail:
   ok = 0;
 done:
-  status_clear(e);
+  lb_progress_clear(&e->pg);
   cudaFree(j.ws);
   lb_op_destroy(op);
   lb_free_weights(&j.w);
@@ -597,8 +586,7 @@ static int write_results(const env *e) {
               r->pass, r->compile_s, r->cache, r->regs, r->launch_us);
       if (both)
         fprintf(f, ",%.2f,%.2f,%.3f,%.1f,%.2f", r->us_w, r->cublas_us_w,
-                r->cublas_us_w / r->us_w, r->bytes / (r->us_w * 1e-6) / 1e9,
-                r->floor_us_w);
+                r->cublas_us_w / r->us_w, r->gbs_w, r->floor_us_w);
       fputc('\n', f);
     }
     ok &= closed(f, path);
@@ -624,8 +612,7 @@ static int write_results(const env *e) {
       if (both)
         fprintf(f, ", \"lowbit_us_write\": %.2f, \"cublas_us_write\": %.2f, "
                    "\"gbs_write\": %.1f, \"floor_us_write\": %.2f",
-                r->us_w, r->cublas_us_w, r->bytes / (r->us_w * 1e-6) / 1e9,
-                r->floor_us_w);
+                r->us_w, r->cublas_us_w, r->gbs_w, r->floor_us_w);
       fprintf(f, "}%s\n", i + 1 < e->nrows ? "," : "");
     }
     fprintf(f, "]}\n");
@@ -671,7 +658,9 @@ static int write_results(const env *e) {
   return ok;
 }
 
-int lb_bench_gpu(int device) {
+/* 0 where device can be used; else 2, and "no GPU: ...; nothing was run"
+** (or "no usable GPU") on stderr, what lb_bench_run says first. */
+static int no_gpu(int device) {
   lb_ctx *c = NULL;
   lb_status ls;
   cudaError_t ce;
@@ -703,7 +692,7 @@ int lb_bench_run(const lb_bench_opts *o) {
   struct cudaDeviceProp prop;
   memset(&e, 0, sizeof e);
   lb_progress_init(&e.pg, o->nrecipes * o->nshapes);
-  if (lb_bench_gpu(o->device)) return 2;
+  if (no_gpu(o->device)) return 2;
   e.o = o;
   e.seed = 20261122;
   total = o->nrecipes * o->nshapes * o->nm;

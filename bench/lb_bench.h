@@ -42,11 +42,6 @@ typedef struct lb_bench_opts {
 ** failed, 2 no GPU (nothing ran; the reason is on stderr). */
 int lb_bench_run(const lb_bench_opts *o);
 
-/* 0 where device can be used; else 2, and "no GPU: ...; nothing was run"
-** (or "no usable GPU") on stderr: what lb_bench_run says first, for the
-** tools that open the GPU elsewhere (lowbit tune). */
-int lb_bench_gpu(int device);
-
 /* The status line of a long run (bench, tune, compile), on a terminal only:
 ** where stderr is piped or in a file it gets nothing.  It says which step
 ** of how many ("[3/24] ...") while the step takes its seconds, and is

@@ -448,16 +448,17 @@ int lb_tune_run(const lb_tune_opts *o) {
   t.o = o;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  /* (on stderr, as lb_bench_run says it: stdout is the tuner's results) */
   if ((st = lb_ctx_create(o->device, &t.ctx)) != LB_OK) {
-    printf("no %sGPU: %s; nothing was run\n",
+    fprintf(stderr, "no %sGPU: %s; nothing was run\n",
            st == LB_ENODEV ? "" : "usable ", lb_errmsg());
     return 2;
   }
   if (cudaSetDevice(o->device) != cudaSuccess ||
       cudaGetDeviceProperties(&prop, o->device) != cudaSuccess ||
       cudaFree(0) != cudaSuccess) {
-    printf("no usable GPU: the CUDA runtime cannot open device %d; nothing "
-           "was run\n", o->device);
+    fprintf(stderr, "no usable GPU: the CUDA runtime cannot open device %d; "
+            "nothing was run\n", o->device);
     lb_ctx_destroy(t.ctx);
     return 2;
   }

@@ -49,14 +49,19 @@ enum { EXIT_USAGE = 2, EXIT_NOGPU = 3 };
 /* "lowbit gen": what every message of the command starts with. */
 static char me[32] = "lowbit";
 
+/* A message on stderr, a line of its own after the command's name. */
+static void vsay(const char *fmt, va_list ap) {
+  fprintf(stderr, "%s: ", me);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "%s: ", me);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsay(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
 }
 
 /* A library message without the library function it starts with
@@ -158,11 +163,9 @@ static int misuse(const args *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int misuse(const args *a, const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "%s: ", me);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsay(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   print_usage(stderr, a->c);
   return EXIT_USAGE;
 }
@@ -900,11 +903,6 @@ static int cmd_tune(const args *a) {
   if (rc) {
     lb_recipe_free(r);
     return rc;
-  }
-  /* the tuner's own "no GPU" goes to stdout: said here, on stderr, first */
-  if (lb_bench_gpu(0)) {
-    lb_recipe_free(r);
-    return EXIT_NOGPU;
   }
   o.recipe = a->files[0];
   o.warmup = 5;

@@ -122,20 +122,27 @@ static int write_rows(const lb_sweep_row *rows, int n, const char *dir) {
   return 0;
 }
 
-/* Recipe texts the fixed rows share. */
+/* Recipe texts the fixed rows share (add_fixed puts each row's name line
+** first). */
 #define FX_W8_CHANNEL                                                      \
   "activations \"f16\"\n"                                                  \
   "weights { bits = 8, signed = true, packing = \"gemlite32\" }\n"         \
   "scales { group = \"channel\", dtype = \"f16\" }\n"                      \
   "dequant \"q * s\"\n"                                                    \
   "epilogue { bias = true }\n"
-#define FX_W3_F32(group, zdtype, bias)                                     \
+#define FX_F32(bits, group, zdtype, bias)                                  \
   "activations \"f16\"\n"                                                  \
-  "weights { bits = 3, signed = false, packing = \"gemlite32\" }\n"        \
+  "weights { bits = " bits ", signed = false, packing = \"gemlite32\" }\n" \
   "scales { group = " group ", dtype = \"f32\" }\n"                        \
   "zeros { kind = \"float\", dtype = \"" zdtype "\" }\n"                   \
   "dequant \"(q - z) * s\"\n"                                              \
   "epilogue { bias = " bias " }\n"
+#define FX_W5_BF16                                                         \
+  "activations \"bf16\"\n"                                                 \
+  "weights { bits = 5, signed = true }\n"                                  \
+  "scales { group = 64, dtype = \"bf16\" }\n"                              \
+  "zeros { dtype = \"bf16\" }\n"                                           \
+  "dequant \"q * s + z\"\n"
 
 /* The M each fixed row's GEMM kernels take (small: up to 64 rows; large:
 ** past them; 0: the sweep's in turn), by row; the pairwise rows keep 0. */
@@ -163,36 +170,19 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
     const char *name, *text;
     int n, k, small_m, large_m;
   } fixed[] = {
-      {"fx_w5s_g64_8192",
-       "name \"fx_w5s_g64_8192\"\n"
-       "activations \"bf16\"\n"
-       "weights { bits = 5, signed = true }\n"
-       "scales { group = 64, dtype = \"bf16\" }\n"
-       "zeros { dtype = \"bf16\" }\n"
-       "dequant \"q * s + z\"\n",
+      {"fx_w5s_g64_8192", FX_W5_BF16,
        8192, 8192, 0, 0},
-      {"fx_gv_w3_g32_f32_f32_bias",
-       "name \"fx_gv_w3_g32_f32_f32_bias\"\n" FX_W3_F32("32", "f32", "true"),
+      {"fx_gv_w3_g32_f32_f32_bias", FX_F32("3", "32", "f32", "true"),
        48, 8192, 0, 0},
-      {"fx_gv_w3_g64_f32_f32_bias",
-       "name \"fx_gv_w3_g64_f32_f32_bias\"\n" FX_W3_F32("64", "f32", "true"),
+      {"fx_gv_w3_g64_f32_f32_bias", FX_F32("3", "64", "f32", "true"),
        48, 8192, 0, 0},
-      {"fx_gv_w3_g32_f32_f16",
-       "name \"fx_gv_w3_g32_f32_f16\"\n" FX_W3_F32("32", "f16", "false"),
+      {"fx_gv_w3_g32_f32_f16", FX_F32("3", "32", "f16", "false"),
        48, 8192, 0, 0},
-      {"fx_gv_w5_g64_f32_f32_bias",
-       "name \"fx_gv_w5_g64_f32_f32_bias\"\n"
-       "activations \"f16\"\n"
-       "weights { bits = 5, signed = false, packing = \"gemlite32\" }\n"
-       "scales { group = 64, dtype = \"f32\" }\n"
-       "zeros { kind = \"float\", dtype = \"f32\" }\n"
-       "dequant \"(q - z) * s\"\n"
-       "epilogue { bias = true }\n",
+      {"fx_gv_w5_g64_f32_f32_bias", FX_F32("5", "64", "f32", "true"),
        48, 8192, 0, 0},
-      {"fx_mm_w8_channel_48", "name \"fx_mm_w8_channel_48\"\n" FX_W8_CHANNEL,
+      {"fx_mm_w8_channel_48", FX_W8_CHANNEL,
        48, 8192, 0, 128},
       {"fx_mm_w8_f32_16",
-       "name \"fx_mm_w8_f32_16\"\n"
        "activations \"f16\"\n"
        "weights { bits = 8, signed = true }\n"
        "scales { group = \"channel\", dtype = \"f32\" }\n"
@@ -200,7 +190,6 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
        "epilogue { bias = true }\n",
        16, 4096, 0, 1024},
       {"fx_mm_w1_g128_48",
-       "name \"fx_mm_w1_g128_48\"\n"
        "activations \"f16\"\n"
        "weights { bits = 1, signed = false }\n"
        "scales { group = 128, dtype = \"f16\" }\n"
@@ -208,7 +197,6 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
        "epilogue { bias = true }\n",
        48, 4096, 0, 128},
       {"fx_mm_w2_channel_zeros",
-       "name \"fx_mm_w2_channel_zeros\"\n"
        "activations \"f16\"\n"
        "weights { bits = 2, signed = false }\n"
        "scales { group = \"channel\", dtype = \"f32\" }\n"
@@ -216,26 +204,18 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
        "dequant \"(q - z) * s\"\n"
        "epilogue { bias = true }\n",
        4096, 4096, 0, 128},
-      {"fx_wg_w8_channel_k32", "name \"fx_wg_w8_channel_k32\"\n" FX_W8_CHANNEL,
+      {"fx_wg_w8_channel_k32", FX_W8_CHANNEL,
        4112, 32, 64, 255},
       {"fx_wg_w1_g64_k64",
-       "name \"fx_wg_w1_g64_k64\"\n"
        "activations \"f16\"\n"
        "weights { bits = 1, packing = \"gemlite32\" }\n"
        "scales { group = 64, dtype = \"f16\" }\n"
        "zeros { dtype = \"f16\" }\n"
        "dequant \"q * s + z\"\n",
        4112, 64, 64, 4096},
-      {"fx_wg_w5_g64_k64",
-       "name \"fx_wg_w5_g64_k64\"\n"
-       "activations \"bf16\"\n"
-       "weights { bits = 5, signed = true }\n"
-       "scales { group = 64, dtype = \"bf16\" }\n"
-       "zeros { dtype = \"bf16\" }\n"
-       "dequant \"q * s + z\"\n",
+      {"fx_wg_w5_g64_k64", FX_W5_BF16,
        4112, 64, 64, 255},
       {"fx_wg_w7_g32_k32",
-       "name \"fx_wg_w7_g32_k32\"\n"
        "activations \"f16\"\n"
        "weights { bits = 7 }\n"
        "scales { group = 32 }\n"
@@ -246,7 +226,8 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
   for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]) && i < max; i++) {
     memset(&rows[i], 0, sizeof rows[i]);
     snprintf(rows[i].name, sizeof rows[i].name, "%s", fixed[i].name);
-    snprintf(rows[i].text, sizeof rows[i].text, "%s", fixed[i].text);
+    snprintf(rows[i].text, sizeof rows[i].text, "name \"%s\"\n%s",
+             fixed[i].name, fixed[i].text);
     rows[i].n = fixed[i].n;
     rows[i].k = fixed[i].k;
     row_m[first + i][0] = fixed[i].small_m;

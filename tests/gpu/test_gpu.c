@@ -53,6 +53,36 @@ static int check_y(const lb_case *c, const void *dy, unsigned char *hy,
   return ok;
 }
 
+/* The op run four times on each of two streams at once, interleaved:
+** into dy (work space ws) on s1 and dy2 (ws2) on s2, bytes of work space
+** each (0: none).  Both outputs, copied back into h2 and h3, must equal
+** h1, the checked result, bit for bit.  0 where a run failed (said). */
+static int streams_agree(const lb_op *op, const lb_case *c,
+                         const lb_weights *w, const void *dx, int m,
+                         size_t bytes, void *dy, void *ws, cudaStream_t s1,
+                         void *dy2, void *ws2, cudaStream_t s2,
+                         const unsigned char *h1, unsigned char *h2,
+                         unsigned char *h3, const char *what) {
+  int i;
+  for (i = 0; i < 4; i++) {
+    lb_status a = lb_op_run_ws(op, m, dx, w, dy, ws, bytes, s1);
+    lb_status b = lb_op_run_ws(op, m, dx, w, dy2, ws2, bytes, s2);
+    if (a != LB_OK || b != LB_OK) {
+      GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
+      return 0;
+    }
+  }
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    GCHECK(0, "%s: two streams: kernel failed", what);
+    return 0;
+  }
+  cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
+  cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
+  GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
+         "%s: two streams at once changed the result", what);
+  return 1;
+}
+
 /* Split-K, where the op's plan for m splits.  The result is checked
 ** against the reference; then the op runs on two streams at once, each
 ** with its own output (and work space), four times each, interleaved:
@@ -70,7 +100,7 @@ static void split_case(lb_op *op, const lb_case *c, const lb_weights *w,
   unsigned char *h1 = NULL, *h2 = NULL, *h3 = NULL, *hc = NULL;
   cudaStream_t s2 = NULL;
   char what[128], plan[LB_PLAN_LEN];
-  int i, sp = 1, cl = 0, pass, set = 0;
+  int sp = 1, cl = 0, pass, set = 0;
   lb_plan_from from;
   GCHECK(lb_op_splits(op, m, &sp, &cl) == LB_OK, "lb_op_splits: %s",
          lb_errmsg());
@@ -125,22 +155,9 @@ static void split_case(lb_op *op, const lb_case *c, const lb_weights *w,
     if (!check_y(c, dy, h1, y64, mag64, what, &err, &rel)) goto done;
     cudaMemset(dy, 0xff, c->y_bytes + GUARD);
     cudaDeviceSynchronize();
-    for (i = 0; i < 4; i++) {
-      lb_status a = lb_op_run_ws(op, m, dx, w, dy, ws, bytes, stream);
-      lb_status b = lb_op_run_ws(op, m, dx, w, dy2, ws2, bytes, s2);
-      if (a != LB_OK || b != LB_OK) {
-        GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
-        goto done;
-      }
-    }
-    if (cudaDeviceSynchronize() != cudaSuccess) {
-      GCHECK(0, "%s: two streams: kernel failed", what);
+    if (!streams_agree(op, c, w, dx, m, bytes, dy, ws, stream, dy2, ws2, s2,
+                       h1, h2, h3, what))
       goto done;
-    }
-    cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
-    cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
-    GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
-           "%s: two streams at once changed the result", what);
     if (pass == 1) {
       GCHECK(memcmp(h1, hc, c->y_bytes) == 0,
              "%s: differs from the cluster's sums", what);
@@ -183,7 +200,7 @@ static void two_streams(lb_op *op, const lb_case *c, const lb_weights *w,
   void *dy2 = NULL;
   unsigned char *h2 = malloc(c->y_bytes), *h3 = malloc(c->y_bytes);
   cudaStream_t s2 = NULL;
-  int i, sp = 1, cl = 0;
+  int sp = 1, cl = 0;
   if (m > 128 || lb_op_splits(op, m, &sp, &cl) != LB_OK || (m > LB_MAX_M && sp > 1))
     goto done;
   if (!h2 || !h3 || cudaMalloc(&dy2, c->y_bytes) != cudaSuccess ||
@@ -195,20 +212,8 @@ static void two_streams(lb_op *op, const lb_case *c, const lb_weights *w,
   cudaMemset(dy, 0xff, c->y_bytes);
   cudaMemset(dy2, 0xff, c->y_bytes);
   cudaDeviceSynchronize();
-  for (i = 0; i < 4; i++)
-    if (lb_op_run(op, m, dx, w, dy, stream) != LB_OK ||
-        lb_op_run(op, m, dx, w, dy2, s2) != LB_OK) {
-      GCHECK(0, "%s: two streams: %s", what, lb_errmsg());
-      goto done;
-    }
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    GCHECK(0, "%s: two streams: kernel failed", what);
-    goto done;
-  }
-  cudaMemcpy(h2, dy, c->y_bytes, cudaMemcpyDeviceToHost);
-  cudaMemcpy(h3, dy2, c->y_bytes, cudaMemcpyDeviceToHost);
-  GCHECK(memcmp(h1, h2, c->y_bytes) == 0 && memcmp(h1, h3, c->y_bytes) == 0,
-         "%s: two streams at once changed the result", what);
+  streams_agree(op, c, w, dx, m, 0, dy, NULL, stream, dy2, NULL, s2, h1, h2,
+                h3, what);
 done:
   if (s2) cudaStreamDestroy(s2);
   cudaFree(dy2);
