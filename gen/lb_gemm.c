@@ -394,8 +394,7 @@ static int tm_rule(void) { return 1; }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
 ** each 64 channels a group, over all of the tile's rows (wgmma's n); where
-** the tiles leave SMs idle, warpgroups take alternate code rows (wk) and K
-** is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
+** the tiles leave SMs idle, K is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
 ** With the words through shared memory (wr=0) not the rule: measured on an
 ** H100 (lowbit bench a16w4_g128 8192 x 8192, 2026-11-24), M = 16 / 32 /
 ** 64 / 128 / 1024 took 38.0 /
@@ -429,8 +428,14 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, wide_rule(f, bucket) ? 8 : 4);
-  /* (words in registers: one warpgroup a code row, each loads its own) */
-  c->warps_k = pick(kn, K_WK, bucket <= 1 && !c->wr ? 2 : 1);
+  /* One warpgroup along K, as a plan's wk=2 may ask: warpgroups taking
+  ** alternate code rows run each their own unrolled rows behind a branch
+  ** on the warpgroup, and ptxas serialises wgmmas under a branch ("(C7519)
+  ** warpgroup.arrive is injected"; NVRTC printed that on stderr until
+  ** 2026-11-29, runtime/lb_nvrtc.c).  It was the wr=0 plan's rule up to
+  ** 32 rows, which no rule takes (words in registers load their own rows:
+  ** one warpgroup a code row). */
+  c->warps_k = pick(kn, K_WK, 1);
   c->r = bucket <= 2 ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
@@ -443,11 +448,12 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
 
 /* Whether the wgmma plan c takes K: where its sub-stage (32 r k-values)
 ** is no more than K.  Where K is no multiple of a sub-stage, the last
-** one's code rows past K make their A operands but skip their wgmmas
-** (templates/gemm.cu, okb), and ptxas injects warpgroup.arrive before the
-** wgmmas ("(C7519) warpgroup.arrive is injected ... to allow use of
-** registers in GMMA", a warning to lb_log_warnings; NVRTC 13.0 writes it
-** to stderr, not the log): a16w8_channel at N = 4112, M = 255, sm_90a
+** one's code rows past K are multiplied as zeros (templates/gemm.cu).
+** Until 2026-11-29 they made their A operands but skipped their wgmmas by
+** a branch, and ptxas injected warpgroup.arrive before the wgmmas
+** ("(C7519) warpgroup.arrive is injected ... to allow use of registers in
+** GMMA", a warning to lb_log_warnings), which measured as follows for
+** the plans below: a16w8_channel at N = 4112, M = 255, sm_90a
 ** (256 x 128 tiles, 4 code rows), K = 32, 64, 96, 160, 288 and 4128, none
 ** at K = 128, 256 and 4096; a16w1_g64, a16w5_g64 and a16w7_g32 at K =
 ** their group.  Measured on an H200 (lowbit bench --iters 30, two
@@ -468,8 +474,8 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
 **   / 45.0 / 237.7; K = 4160 25.9 / 33.3 / 113.4, with 2 code rows (whole
 **   sub-stages, no arrives) 34.9 / 41.8 / 134.9; a16w1_g64 K = 4160 23.8
 **   / 32.5 / 123.9 against 34.5 / 40.9 / 146.2 at 2 code rows.  So wgmma
-**   stays there with its advisory; rows past K multiplying zeros (the TMA
-**   fills them) instead of skipping would end it, in the template. */
+**   stays there; its rows past K now multiply zeros (x's from TMA's
+**   bounds), with no advisory. */
 static int wgmma_takes(const lb_gemm_cfg *c, int k) {
   return !c->wg || k >= 32 * c->r;
 }

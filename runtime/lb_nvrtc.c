@@ -50,7 +50,12 @@ static int pick_arch(int want, int *exact) {
 
 /* -split-compile=0: the kernels of a program (a GEMV has two entry
 ** points) are optimized on as many threads as there are CPUs, which
-** about halves the wall time of a compile on two cores.
+** about halves the wall time of a compile on two cores.  Not for sources
+** with wgmma (the GEMM's, whose second kernel is a small sum): split,
+** NVRTC 13.0 writes ptxas's advisories on them ("(C7519) warpgroup.arrive
+** is injected", C7510, C7511) to the process's stderr instead of the log,
+** so a library that never prints printed them, and lb_log_warnings could
+** not count them.
 ** --no-cache (NVRTC 12.9 and newer): NVRTC keeps a cache of its own in
 ** the driver's compute cache wherever a driver is, and answers a compile
 ** it has seen from it, without ptxas's report of registers and spills
@@ -59,9 +64,9 @@ static int pick_arch(int want, int *exact) {
 ** included; a second cache underneath only hides what a compile cost and
 ** what it said.  major.minor: NVRTC's version.  Returns the options'
 ** count. */
-static int options(int arch, int ptx, int major, int minor, char arg[64],
-                   const char *opts[NOPTS]) {
-  int n = 4;
+static int options(int arch, int ptx, int major, int minor, int split,
+                   char arg[64], const char *opts[NOPTS]) {
+  int n = 3;
   /* sm_90 as sm_90a: wgmma (the GEMM's sm_90 plan) exists only there;
   ** such code runs on sm_90 parts alone, the only ones it is made for */
   snprintf(arg, 64, "--gpu-architecture=%s_%d%s", ptx ? "compute" : "sm", arch,
@@ -69,7 +74,7 @@ static int options(int arch, int ptx, int major, int minor, char arg[64],
   opts[0] = arg;
   opts[1] = "-std=c++17";
   opts[2] = "--ptxas-options=-v";
-  opts[3] = "-split-compile=0";
+  if (split) opts[n++] = "-split-compile=0";
   if (major > 12 || (major == 12 && minor >= 9)) opts[n++] = "--no-cache";
   return n;
 }
@@ -157,7 +162,8 @@ lb_status lb_obtain(const char *src, int arch, lb_binary *out, int *cache,
     return lb_fail(LB_EUNSUP, "NVRTC knows no architecture at or below "
                    "sm_%d", arch);
   lb_nvrtc_version(&major, &minor);   /* (once: options and key) */
-  no = options(use, !exact, major, minor, arg, opts);
+  no = options(use, !exact, major, minor,
+               strstr(src, "wgmma.mma_async") == NULL, arg, opts);
   if ((key = cache_key(src, major, minor, opts, no, &keylen)) == NULL)
     return lb_fail(LB_EMEM, "lb_obtain: out of memory");
   hash = lb_hash(LB_HASH_INIT, key, keylen);
@@ -241,10 +247,8 @@ static int line_has(const char *p, size_t len, const char *what) {
 ** ("(C7510) Potential Performance Loss: wgmma.mma_async instructions are
 ** serialized ...", "(C7519) warpgroup.arrive is injected ... in function
 ** 'lb_gemm'"): the plans that draw one, and why some keep it, are in
-** gen/lb_gemm.c (wgmma_takes).  NVRTC 13.0 writes the advisories to the
-** process's stderr rather than to this log, so they count here only from
-** an NVRTC that logs them; the sweep (tests/test_sweep.c) reads stderr
-** for them. */
+** gen/lb_gemm.c (wgmma_takes).  They come in the log because wgmma
+** sources are compiled unsplit (options, above). */
 int lb_log_warnings(const char *log) {
   int n = 0;
   const char *p = log;

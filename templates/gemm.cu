@@ -326,7 +326,10 @@ __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
     const int ch = (int)threadIdx.x + e * LB_THREADS;
     if (LB_XCHUNKS % LB_THREADS != 0 && ch >= LB_XCHUNKS) break;
     const int row = lb_xrow(ch), j = lb_xcol(ch);
-    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) continue;
+    if (LB_K % (32 * LB_R) != 0 && k0 + 8 * j >= LB_K) {   // zeros past K
+      *reinterpret_cast<lb_u4 *>(sbuf + c.xs + lb_xat(row, j)) = lb_u4{0u, 0u, 0u, 0u};
+      continue;
+    }
     const int rr = full_m ? m0 + row : min(m0 + row, m - 1);
     lb_cp16(sbuf + c.xs + lb_xat(row, j), x + (long long)rr * LB_K + k0 + 8 * j);
   }
@@ -452,9 +455,12 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
 // do; the row constants are then sub-stage 0's.  One copy a sub-stage
 // (LB_QFIX) had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5- to 7-bit
 // codes (sm_90a, M = 128).
+// Nor with wgmma (LB_WG; wr=0 plans, which no rule takes): the copies'
+// wgmmas behind the branch on q are serialised by ptxas ("(C7519)
+// warpgroup.arrive is injected").
 constexpr bool LB_QNORM = LB_WREG;
 constexpr bool LB_QFIX =
-    !LB_QNORM && LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
+    !LB_QNORM && !LB_WG && LB_NQ * LB_R * LB_MJ * LB_MF * (LB_BITS > 4 ? 2 : 1) <= 128;
 
 template <int WK, int Q>
 __device__ __forceinline__ void lb_rows(
@@ -506,14 +512,14 @@ __device__ __forceinline__ void lb_rows(
             }
   }
   // wgmma: the A operands of all this warp's code rows of the sub-stage
-  // first, then one fence and their wgmmas (a row past K is made, not
-  // multiplied).  A fence a code row measured 1.7% slower in the geometric
+  // first, then one fence and their wgmmas (a row past K is multiplied as
+  // zeros: a wgmma skipped by a branch made ptxas serialise the
+  // sub-stage's, "(C7519) warpgroup.arrive is injected").  A fence a code row measured 1.7% slower in the geometric
   // mean (H200, a16w1/3/4/8 at 8192 x 8192 and 4096 x 14336, M = 64, 128
   // and 1024; a16w3_g128 4096 x 14336, M = 1024: 367.6 -> 347.3 us), and
   // spilled nowhere in the sweep.
   constexpr int NR = LB_R / LB_WARPS_K;
   unsigned awb[LB_WG ? NR : 1][2][LB_MJ][4];   // [row][h][group][r + 2 (upper 8 k-slots)]
-  bool okb[LB_WG ? NR : 1];
 #pragma unroll
   for (int jj = 0; jj < NR; jj++) {
     const int ii = jj * LB_WARPS_K + WK;
@@ -548,7 +554,9 @@ __device__ __forceinline__ void lb_rows(
       // wgmma: each half of the code row is one 16-k step; its A operands
       // go to awb, multiplied after the loop.
       unsigned (&aw)[2][LB_MJ][4] = awb[LB_WG ? jj : 0];
-      okb[LB_WG ? jj : 0] = !past;
+      // past K: A zero, and x's k-slots too (TMA fills past its bounds
+      // with zeros; lb_issue writes them), so the products are 0, not NaN
+      const unsigned ok = past ? 0u : ~0u;
 #pragma unroll
       for (int h = 0; h < 2; h++) {
         unsigned (&a)[LB_MJ][4] = aw[h];
@@ -567,8 +575,8 @@ __device__ __forceinline__ void lb_rows(
               a[j][r] = v0.x;
               a[j][2 + r] = u0.x;
             } else {
-              a[j][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]);
-              a[j][2 + r] = lb_w2(lb_gpair(u0.x, u1.x, u0.y, u1.y, cr), cr, s2[j][r], b2[j][r]);
+              a[j][r] = lb_w2(lb_gpair(v0.x, v1.x, v0.y, v1.y, cr), cr, s2[j][r], b2[j][r]) & ok;
+              a[j][2 + r] = lb_w2(lb_gpair(u0.x, u1.x, u0.y, u1.y, cr), cr, s2[j][r], b2[j][r]) & ok;
             }
           }
       }
@@ -606,7 +614,6 @@ __device__ __forceinline__ void lb_rows(
     lb_wg_fence();
 #pragma unroll
     for (int jj = 0; jj < NR; jj++) {
-      if (LB_K % (32 * LB_R) != 0 && !okb[jj]) continue;
 #pragma unroll
       for (int h = 0; h < 2; h++)
 #pragma unroll
