@@ -1025,3 +1025,40 @@ int lb_gemm_tail(const lb_gemm_cfg *c, int m) {
   const int r = m % c->tq;
   return c->tail && m > c->tq && r > 0 && r <= c->tq / 4 ? r : 0;
 }
+
+int lb_gemm_lead(lb_gemm_cfg_fn cfg, const void *ctx, int rows, int m) {
+  const lb_gemm_cfg *c;
+  int t;
+  if (m <= rows || (c = cfg(ctx, lb_gemm_bucket(m))) == NULL ||
+      (t = lb_gemm_tail(c, m)) == 0)
+    return m;
+  if ((t > rows && cfg(ctx, lb_gemm_bucket(t)) == NULL) ||
+      (m - t > rows && cfg(ctx, lb_gemm_bucket(m - t)) == NULL))
+    return m;
+  return m - t;
+}
+
+size_t lb_gemm_need(const lb_gemm_cfg *c, int m, int n, int sms,
+                    int clusters, int *splits, int *cluster) {
+  *splits = lb_gemm_splits(c, m, sms);
+  *cluster = clusters && lb_gemm_cluster(c, *splits);
+  return *splits > 1 && !*cluster
+             ? (size_t)*splits * (size_t)m * (size_t)n * sizeof(float)
+             : 0;
+}
+
+size_t lb_gemm_run_need(lb_gemm_cfg_fn cfg, const void *ctx, int rows,
+                        int m, int lead, int n, int sms, int clusters) {
+  const int part[2] = {lead, m - lead};
+  size_t need = 0, b;
+  int i, sp, cl;
+  for (i = 0; i < 2; i++) {
+    const lb_gemm_cfg *c;
+    if (part[i] <= rows) continue;   /* the GEMV's, or no part */
+    c = cfg(ctx, lb_gemm_bucket(part[i]));
+    if (c != NULL &&
+        (b = lb_gemm_need(c, part[i], n, sms, clusters, &sp, &cl)) > need)
+      need = b;
+  }
+  return need;
+}

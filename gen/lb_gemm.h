@@ -80,6 +80,23 @@ int lb_gemm_cluster(const lb_gemm_cfg *c, int splits);
 /* Rows at the end of m that plan c leaves to a second launch on the kernel
 ** of their own count (0: none; the caller checks that kernel exists). */
 int lb_gemm_tail(const lb_gemm_cfg *c, int m);
+/* A run of m rows on GEMM buckets whose plans for the device are
+** cfg(ctx, b) (NULL: bucket b has none), past the GEMV's first `rows`.
+** Written once for the op (runtime/lb_op.c) and for the work space asked
+** without one (lb_workspace_for). */
+typedef const lb_gemm_cfg *(*lb_gemm_cfg_fn)(const void *ctx, int bucket);
+/* The rows of the first launch: m, or m less the tail lb_gemm_tail leaves
+** to a second launch where both parts have a kernel. */
+int lb_gemm_lead(lb_gemm_cfg_fn cfg, const void *ctx, int rows, int m);
+/* The splits of m rows on plan c (*splits; *cluster 1 where they meet in
+** a cluster, which needs clusters: a driver that launches them) and the
+** work space they need (0 in a cluster or unsplit). */
+size_t lb_gemm_need(const lb_gemm_cfg *c, int m, int n, int sms,
+                    int clusters, int *splits, int *cluster);
+/* The work space of a whole run whose first launch takes lead rows: the
+** larger of its parts' (they run one after the other). */
+size_t lb_gemm_run_need(lb_gemm_cfg_fn cfg, const void *ctx, int rows,
+                        int m, int lead, int n, int sms, int clusters);
 /* Whether sm_<arch> has the larger shared-memory budget. */
 int lb_gemm_hi(int arch);
 /* The bucket's plan alone (LB_EUNSUP where none fits a 99 KB part).

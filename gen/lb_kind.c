@@ -221,3 +221,62 @@ lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m, int sms,
   }
   return LB_OK;
 }
+
+/* The buckets' plans for one device part, made as lb_op_create makes them
+** without a tuning table (LOWBIT_GEMM or the rules). */
+typedef struct parts {
+  lb_gemm_plans p[LB_GEMM_BUCKETS];
+  lb_status st[LB_GEMM_BUCKETS];
+  int arch;
+} parts;
+
+static const lb_gemm_cfg *part_cfg(const void *ctx, int b) {
+  const parts *ps = ctx;
+  return ps->st[b] == LB_OK ? lb_gemm_part(&ps->p[b], ps->arch) : NULL;
+}
+
+lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m, int sms,
+                           int arch, size_t *bytes) {
+  parts *ps;
+  lb_gemv_cfg gv;
+  lb_status st;
+  int b, lead, rows;
+  if (bytes) *bytes = 0;
+  if (r == NULL || bytes == NULL)
+    return lb_fail(LB_EARG, "lb_workspace_for: %s is NULL",
+                   r ? "bytes" : "recipe");
+  if ((st = check_m(m, "lb_workspace_for")) != LB_OK) return st;
+  if (sms < 1 || arch < 80 || arch > 200)
+    return lb_fail(LB_EARG, "lb_workspace_for: %d SMs of sm_%d (1 SM or "
+                   "more, sm_80 or newer)", sms, arch);
+  /* the shape's errors as lb_op_create's (lb_format_for) */
+  if ((st = lb_plan_gemv(r, n, k, 1, sms, NULL, "lb_workspace_for", &gv)) !=
+      LB_OK)
+    return st;
+  rows = lb_gemv_rows(r);
+  if (m <= rows) return LB_OK;   /* the GEMV splits in clusters or not at all */
+  if ((ps = malloc(sizeof *ps)) == NULL)
+    return lb_fail(LB_EMEM, "lb_workspace_for: no memory");
+  ps->arch = arch;
+  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
+    ps->st[b] = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
+                             "LOWBIT_GEMM", &ps->p[b]);
+    if (ps->st[b] == LB_EMEM) {
+      free(ps);
+      return LB_EMEM;
+    }
+  }
+  lead = lb_gemm_lead(part_cfg, ps, rows, m);
+  b = lb_gemm_bucket(lead);
+  if (ps->st[b] != LB_OK) {   /* (planned again for its message) */
+    lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"), "LOWBIT_GEMM",
+                 &ps->p[b]);
+    st = lb_fail(ps->st[b], "lb_workspace_for: no GEMM for this shape: %s",
+                 lb_errmsg());
+  } else {
+    /* clusters from sm_90 (lb_op_create's driver launches them) */
+    *bytes = lb_gemm_run_need(part_cfg, ps, rows, m, lead, n, sms, arch >= 90);
+  }
+  free(ps);
+  return st;
+}

@@ -298,6 +298,15 @@ LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
 ** 16-byte aligned device memory, or NULL for the plan that needs none (no
 ** split there); streams running at once need a work space each. */
 LB_API lb_status lb_op_workspace(const lb_op *op, int m, size_t *bytes);
+/* lb_op_workspace without a GPU: the bytes m rows need on an op that
+** lb_op_create would make for recipe r, n x k, on a device of sms SMs of
+** sm_<arch>, with no tuning table (the rules' plans, or LOWBIT_GEMM's),
+** for setting memory aside before any op exists.  An op's own plans
+** (its tuning table, lb_op_set_plan) may need another amount:
+** lb_op_workspace says what to pass it.  The shape's errors are
+** lb_op_create's. */
+LB_API lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m,
+                                  int sms, int arch, size_t *bytes);
 LB_API lb_status lb_op_run_ws(const lb_op *op, int m, const void *x,
                               const lb_weights *w, void *y, void *ws,
                               size_t bytes, void *stream);

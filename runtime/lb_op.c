@@ -85,19 +85,16 @@ static const lb_gv *gemv_of(const lb_op *op, int m) {
   return m > op->rows ? NULL : &op->gv[m > LB_MAX_M];
 }
 
-/* The rows of m the first launch takes: all of them, or those before the
-** tail lb_gemm_tail leaves to the kernel of its own rows (where both
-** parts' kernels can be planned; lb_op_run launches the tail second). */
+/* Bucket b's plan where it has a source (lb_gemm_cfg_fn). */
+static const lb_gemm_cfg *bucket_cfg(const void *ctx, int b) {
+  const lb_op *op = ctx;
+  return op->gemm[b].src != NULL ? &op->gemm[b].cfg : NULL;
+}
+
+/* The rows of m the first launch takes (lb_gemm_lead; lb_op_run launches
+** the tail second). */
 static int lead_rows(const lb_op *op, int m) {
-  const lb_bucket *bk;
-  int t;
-  if (m <= op->rows) return m;
-  bk = &op->gemm[lb_gemm_bucket(m)];
-  if (bk->src == NULL || (t = lb_gemm_tail(&bk->cfg, m)) == 0) return m;
-  if ((t > op->rows && op->gemm[lb_gemm_bucket(t)].src == NULL) ||
-      (m - t > op->rows && op->gemm[lb_gemm_bucket(m - t)].src == NULL))
-    return m;
-  return m - t;
+  return lb_gemm_lead(bucket_cfg, op, op->rows, m);
 }
 
 /* Makes the context current on this thread for a scope; restores after. */
@@ -727,33 +724,18 @@ static int misaligned(const void *p, size_t a) {
   return ((uintptr_t)p & (a - 1)) != 0;
 }
 
-/* Split-K for m rows of bucket bk: how many splits (1: none), whether
-** they meet in a cluster (the plan's rule, lb_gemm_cluster, where the
-** driver launches clusters), and the work space they need otherwise;
-** written once for lb_op_workspace, lb_op_splits and the launch. */
+/* Split-K for m rows of bucket bk (lb_gemm_need): clusters where the
+** driver launches them. */
 static size_t split_need(const lb_op *op, const lb_bucket *bk, int m,
                          int *splits, int *cluster) {
-  *splits = lb_gemm_splits(&bk->cfg, m, op->c->sms);
-  *cluster = op->cu->LaunchKernelEx != NULL && lb_gemm_cluster(&bk->cfg, *splits);
-  return *splits > 1 && !*cluster ? (size_t)*splits * (size_t)m *
-                                        (size_t)op->n * sizeof(float)
-                                  : 0;
+  return lb_gemm_need(&bk->cfg, m, op->n, op->c->sms,
+                      op->cu->LaunchKernelEx != NULL, splits, cluster);
 }
 
-/* The work space a run of m rows (lead of them first) needs: the larger
-** of its parts', which run one after the other. */
+/* The work space a run of m rows (lead of them first) needs. */
 static size_t run_need(const lb_op *op, int m, int lead) {
-  const int part[2] = {lead, m - lead};
-  size_t need = 0, b;
-  int i, sp, cl;
-  for (i = 0; i < 2; i++) {
-    const lb_bucket *bk;
-    if (part[i] <= op->rows) continue;   /* the GEMV's, or no part */
-    bk = &op->gemm[lb_gemm_bucket(part[i])];
-    if (bk->src != NULL && (b = split_need(op, bk, part[i], &sp, &cl)) > need)
-      need = b;
-  }
-  return need;
+  return lb_gemm_run_need(bucket_cfg, op, op->rows, m, lead, op->n,
+                          op->c->sms, op->cu->LaunchKernelEx != NULL);
 }
 
 /* split_need for the public queries (fn: their name): the splits of the

@@ -1031,6 +1031,63 @@ static void check_fmt(const lb_recipe *r, const char *name) {
         (int)f.dequant, (int)r->dequant);
 }
 
+/* lb_workspace_for (the work space without a GPU; tests/gpu/test_gpu.c
+** holds it to lb_op_workspace): none for the GEMV's rows; else whole f32
+** rows of n, at most 16 splits of m rows. */
+static void check_workspace(const lb_recipe *r, const char *name, int n,
+                            int k) {
+  static const int ms[] = {8, 16, 100, 255, 4096}, archs[] = {80, 90};
+  size_t i, a;
+  for (i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+      size_t b = 1;
+      const int m = ms[i];
+      if (lb_workspace_for(r, n, k, m, 132, archs[a], &b) != LB_OK) {
+        CHECK(0, "%s %d x %d m=%d sm_%d: lb_workspace_for: %s", name, n, k,
+              m, archs[a], lb_errmsg());
+        continue;
+      }
+      CHECK(m > lb_gemv_rows(r) || b == 0,
+            "%s %d x %d m=%d: %zu bytes for the GEMV", name, n, k, m, b);
+      CHECK(b % ((size_t)n * 4) == 0 && b <= (size_t)16 * m * n * 4,
+            "%s %d x %d m=%d sm_%d: %zu bytes, not splits of f32 rows", name,
+            n, k, m, archs[a], b);
+    }
+}
+
+/* lb_workspace_for's arguments, and LOWBIT_GEMM read as lb_op_create
+** reads it: sk=1 (no split) needs none; cl=0 (no cluster) where sm_90's
+** plan splits in a cluster needs what sm_80's split does. */
+static void check_workspace_env(void) {
+  lb_recipe *r = load("w4.lua", w4_text);
+  size_t b = 1, b80 = 0, b90 = 1, b90w = 0;
+  if (r == NULL) return;
+  CHECK(lb_workspace_for(NULL, 64, 64, 16, 132, 90, &b) == LB_EARG &&
+            lb_workspace_for(r, 64, 64, 16, 132, 90, NULL) == LB_EARG &&
+            lb_workspace_for(r, 64, 64, 0, 132, 90, &b) == LB_EARG &&
+            lb_workspace_for(r, 64, 64, LB_MAX_ROWS + 1, 132, 90, &b) ==
+                LB_EARG &&
+            lb_workspace_for(r, 64, 64, 16, 0, 90, &b) == LB_EARG &&
+            lb_workspace_for(r, 64, 64, 16, 132, 75, &b) == LB_EARG &&
+            lb_workspace_for(r, 64, 100, 16, 132, 90, &b) != LB_OK && b == 0,
+        "lb_workspace_for accepted a bad argument (or set bytes: %zu)", b);
+  /* 8192 x 8192 at 32 rows: K split, in a cluster on sm_90 */
+  CHECK(lb_workspace_for(r, 8192, 8192, 32, 132, 80, &b80) == LB_OK &&
+            lb_workspace_for(r, 8192, 8192, 32, 132, 90, &b90) == LB_OK &&
+            b80 > 0 && b90 == 0,
+        "8192 x 8192, m = 32: %zu bytes on sm_80, %zu on sm_90 (want some, "
+        "none: %s)", b80, b90, lb_errmsg());
+  setenv("LOWBIT_GEMM", "cl=0", 1);
+  CHECK(lb_workspace_for(r, 8192, 8192, 32, 132, 90, &b90w) == LB_OK &&
+            b90w > 0,
+        "LOWBIT_GEMM=cl=0: %zu bytes on sm_90 (%s)", b90w, lb_errmsg());
+  setenv("LOWBIT_GEMM", "sk=1", 1);
+  CHECK(lb_workspace_for(r, 8192, 8192, 32, 132, 80, &b) == LB_OK && b == 0,
+        "LOWBIT_GEMM=sk=1: %zu bytes (%s)", b, lb_errmsg());
+  unsetenv("LOWBIT_GEMM");
+  lb_recipe_free(r);
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -1060,6 +1117,7 @@ int main(void) {
             check_gemm(r, rows[i].name, ns[a], k, bk);
         }
         check_describe(r, rows[i].name, ns[a], k);
+        check_workspace(r, rows[i].name, ns[a], k);
         check_same_code(r, rows[i].name, ns[a], k);
         /* the candidates, on a share of the shapes (every recipe meets
         ** each shape once in six) */
@@ -1083,6 +1141,7 @@ int main(void) {
   check_short_k();
   check_phases();
   check_plan_len();
+  check_workspace_env();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;

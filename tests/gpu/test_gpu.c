@@ -286,6 +286,20 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
     snprintf(what, sizeof what, "m=%d n=%d k=%d bias=%d%s", m, n, k,
              with_bias, tail ? " (last rows apart)" : "");
   }
+  {   /* the work space asked without a GPU is the op's (no table here) */
+    size_t opb = 1, cpub = 2;
+    int dev = 0, sms = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    GCHECK(lb_op_workspace(op, m, &opb) == LB_OK &&
+               lb_workspace_for(r, n, k, m, sms, 10 * major + minor,
+                                &cpub) == LB_OK &&
+               opb == cpub,
+           "m=%d n=%d k=%d: lb_workspace_for %zu bytes, lb_op_workspace "
+           "%zu (%s)", m, n, k, cpub, opb, lb_errmsg());
+  }
   if (check_y(&c, dy, hy, y64, mag64, what, &err, rel))
     two_streams(op, &c, &w, dx, dy, m, stream, hy, what);
   if (m > LB_MAX_M) split_case(op, &c, &w, dx, m, n, k, stream, y64, mag64);
