@@ -997,76 +997,11 @@ static void print_tables(const char *dir) {
   closedir(d);
 }
 
-/* What lb_cache_entry leaves out, from the key an entry holds: the
-** kernel's source, whose first lines say its kind and rows, the SM count
-** it was planned for and a plan that is not the rules' (gen/lb_gen.c,
-** gen/lb_gemm.c write them).  The layout is runtime/lb_cache.c's: "LBCACHE2",
-** six 64-bit counts (hash, kind, binary, log and key sizes, checksum),
-** then the binary, the log and the key. */
-typedef struct keyinfo {
-  char kernel[24];   /* "gemv 1..8", "gemm 33..64" */
-  char plan[LB_PLAN_LEN + 24];   /* "rules", "wn=2 (set)" */
-  int sms;
-} keyinfo;
 
-static void read_key(const char *path, keyinfo *ki) {
-  unsigned char h[56];
-  uint64_t size, logsize, idsize;
-  char head[4096], rows[24] = "", who[64] = "", plan[LB_PLAN_LEN] = "";
-  const char *p;
-  struct stat sb;
-  ssize_t got;
-  int fd, up = 0;
-  snprintf(ki->kernel, sizeof ki->kernel, "?");
-  snprintf(ki->plan, sizeof ki->plan, "?");
-  ki->sms = 0;
-  if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-      pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
-      memcmp(h, "LBCACHE2", 8) != 0)
-    goto done;
-  memcpy(&size, h + 24, 8);
-  memcpy(&logsize, h + 32, 8);
-  memcpy(&idsize, h + 40, 8);
-  if (size > (uint64_t)sb.st_size || logsize > (uint64_t)sb.st_size ||
-      idsize > (uint64_t)sb.st_size ||
-      sizeof h + size + logsize + idsize != (uint64_t)sb.st_size)
-    goto done;
-  got = pread(fd, head, (size_t)(idsize < sizeof head - 1 ? idsize
-                                                         : sizeof head - 1),
-              (off_t)(sizeof h + size + logsize));
-  if (got <= 0) goto done;
-  head[got] = '\0';
-  if ((p = strstr(head, "the GEMM kind, for activation rows ")) != NULL &&
-      sscanf(p, "the GEMM kind, for activation rows %23[0-9.+]", rows) == 1) {
-    size_t n = strlen(rows);
-    if (n && rows[n - 1] == '.') rows[n - 1] = '\0';   /* the sentence's */
-    snprintf(ki->kernel, sizeof ki->kernel, "gemm %.18s", rows);   /* (fits) */
-  }
-  else if ((p = strstr(head, "up to ")) != NULL &&
-           sscanf(p, "up to %d rows of x", &up) == 1)
-    snprintf(ki->kernel, sizeof ki->kernel, "gemv 1..%d", up);
-  if ((p = strstr(head, " --sms ")) != NULL) sscanf(p, " --sms %d", &ki->sms);
-  if ((p = strstr(head, "// Plan changed by ")) != NULL &&
-      sscanf(p, "// Plan changed by %63[^:]: \"%199[^\"]\"", who, plan) == 2)
-    /* the words of lowbit bench's "plan" column */
-    snprintf(ki->plan, sizeof ki->plan, "%.100s (%.40s)", plan,   /* (fits) */
-             !strcmp(who, "the caller") ? "set"
-             : !strncmp(who, "the tuning table", 16) ? "table" : who);
-  else if (strstr(head, "// Regenerate with: ") != NULL)
-    snprintf(ki->plan, sizeof ki->plan, "rules");
-done:
-  close(fd);
-}
-
-typedef struct listed {
-  const lb_cache_entry *e;
-  keyinfo ki;
-} listed;
 
 /* The newest first; then by recipe, shape and name. */
 static int newer(const void *x, const void *y) {
-  const lb_cache_entry *a = ((const listed *)x)->e, *b = ((const listed *)y)->e;
+  const lb_cache_entry *a = x, *b = y;
   int c;
   if (a->mtime != b->mtime) return a->mtime > b->mtime ? -1 : 1;
   if ((c = strcmp(a->recipe, b->recipe)) != 0) return c;
@@ -1099,7 +1034,6 @@ static int print_odd(const char *dir, const char *what) {
 static int cache_list(void) {
   lb_cache_entry *e = NULL;
   lb_cache_state cs;
-  listed *l;
   int n = 0, i, wr = 6, wk = 6, odd = 0;
   unsigned long long total = 0;
   if (lb_cache_list(&e, &n) != LB_OK) {
@@ -1108,36 +1042,27 @@ static int cache_list(void) {
   }
   print_cache();
   if (lb_cache_query(&cs) != LB_OK) cs.dir[0] = '\0';
-  if ((l = calloc((size_t)n + 1, sizeof *l)) == NULL) {
-    say("no memory");
-    lb_free(e);
-    return 1;
-  }
   for (i = 0; i < n; i++) {
-    char path[4400];
-    l[i].e = &e[i];
-    snprintf(path, sizeof path, "%s/%s", cs.dir, e[i].file);
-    read_key(path, &l[i].ki);
     if ((int)strlen(e[i].recipe) > wr) wr = (int)strlen(e[i].recipe);
-    if ((int)strlen(l[i].ki.kernel) > wk) wk = (int)strlen(l[i].ki.kernel);
+    if ((int)strlen(e[i].kernel) > wk) wk = (int)strlen(e[i].kernel);
   }
-  qsort(l, (size_t)n, sizeof *l, newer);
+  if (n) qsort(e, (size_t)n, sizeof *e, newer);
   if (n)
     printf("%-20s %9s  %-*s %8s %8s %6s  %-*s %4s  %-19s  %s\n", "entry",
            "bytes", wr, "recipe", "n", "k", "arch", wk, "kernel", "sms",
            "last used", "plan");
   for (i = 0; i < n; i++) {
-    const lb_cache_entry *c = l[i].e;
+    const lb_cache_entry *c = &e[i];
     char when[32] = "?", arch[16], sms[16] = "?";
     time_t t = (time_t)c->mtime;
     struct tm tm;
     if (localtime_r(&t, &tm))
       strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
     snprintf(arch, sizeof arch, "%s_%d", c->ptx ? "ptx" : "sm", c->arch);
-    if (l[i].ki.sms) snprintf(sms, sizeof sms, "%d", l[i].ki.sms);
+    if (c->sms) snprintf(sms, sizeof sms, "%d", c->sms);
     printf("%-20s %9llu  %-*s %8d %8d %6s  %-*s %4s  %-19s  %s\n", c->file,
            (unsigned long long)c->bytes, wr, c->recipe, c->n, c->k, arch, wk,
-           l[i].ki.kernel, sms, when, l[i].ki.plan);
+           c->kernel, sms, when, c->plan);
     total += c->bytes;
   }
   if (cs.dir[0]) odd = print_odd(cs.dir, ": not an entry");
@@ -1145,7 +1070,6 @@ static int cache_list(void) {
   if (odd) printf("; %d file(s) named like an entry are not one", odd);
   printf("\n");
   if (cs.dir[0]) print_tables(cs.dir);
-  free(l);
   lb_free(e);
   return 0;
 }

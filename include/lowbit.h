@@ -420,7 +420,8 @@ typedef struct lb_cache_state {
 LB_API lb_status lb_cache_query(lb_cache_state *out);
 
 /* One entry of the disk cache: what made it, read from the key it holds
-** (recipe "?" and 0s where the file does not say). */
+** (the generated source's first lines and the options; "?" and 0s where
+** the file does not say). */
 typedef struct lb_cache_entry {
   char file[32];        /* the entry's name in the cache directory */
   uint64_t bytes;
@@ -428,6 +429,10 @@ typedef struct lb_cache_entry {
   char recipe[64];
   int n, k, arch;       /* shape, and sm_<arch> it was compiled for */
   int ptx;              /* 1: PTX for the driver to finish */
+  char kernel[24];      /* its kind and rows: "gemv 1..8", "gemm 33..64" */
+  int sms;              /* the SM count it was planned for */
+  char plan[LB_PLAN_LEN + 24];   /* "rules", or knobs and who set them:
+                                 ** "wn=2 (set)", "... (table)" */
 } lb_cache_entry;
 
 /* The entries (*out freed with lb_free; none when nothing is cached). */

@@ -406,12 +406,42 @@ lb_status lb_cache_query(lb_cache_state *out) {
 
 /* ---- listing and clearing (lowbit cache list|clear) --------------------- */
 
-/* What made entry path: the recipe and shape from the first lines of the
-** source its key holds ("from recipe 'NAME'", "--n N --k K"), the arch
-** from the options at the key's end.  Fields stay unknown ("?", 0) where
-** the file does not say. */
+/* What the generated source's first lines (head) say of the kernel
+** (gen/lb_gen.c and gen/lb_gemm.c write them): the recipe and shape, the
+** kind and rows, the SM count, and a plan that is not the rules'. */
+static void from_source(const char *head, lb_cache_entry *e) {
+  char rows[24] = "", who[64] = "", plan[LB_PLAN_LEN] = "";
+  const char *p;
+  int up = 0;
+  if ((p = strstr(head, "from recipe '")) != NULL)
+    sscanf(p, "from recipe '%63[^']'", e->recipe);
+  if ((p = strstr(head, " --n ")) != NULL)
+    sscanf(p, " --n %d --k %d", &e->n, &e->k);
+  if ((p = strstr(head, "the GEMM kind, for activation rows ")) != NULL &&
+      sscanf(p, "the GEMM kind, for activation rows %23[0-9.+]", rows) == 1) {
+    size_t n = strlen(rows);
+    if (n && rows[n - 1] == '.') rows[n - 1] = '\0';   /* the sentence's */
+    snprintf(e->kernel, sizeof e->kernel, "gemm %.18s", rows);   /* (fits) */
+  } else if ((p = strstr(head, "up to ")) != NULL &&
+             sscanf(p, "up to %d rows of x", &up) == 1) {
+    snprintf(e->kernel, sizeof e->kernel, "gemv 1..%d", up);
+  }
+  if ((p = strstr(head, " --sms ")) != NULL) sscanf(p, " --sms %d", &e->sms);
+  if ((p = strstr(head, "// Plan changed by ")) != NULL &&
+      sscanf(p, "// Plan changed by %63[^:]: \"%127[^\"]\"", who, plan) == 2)
+    /* the words of lowbit bench's "plan" column */
+    snprintf(e->plan, sizeof e->plan, "%.100s (%.40s)", plan,   /* (fits) */
+             !strcmp(who, "the caller") ? "set"
+             : !strncmp(who, "the tuning table", 16) ? "table" : who);
+  else if (strstr(head, "// Regenerate with: ") != NULL)
+    snprintf(e->plan, sizeof e->plan, "rules");
+}
+
+/* What made entry path: from_source on the first lines of the source its
+** key holds, the arch from the options at the key's end.  Fields stay
+** unknown ("?", 0) where the file does not say. */
 static void describe(const char *path, lb_cache_entry *e) {
-  char head[512], tail[256];
+  char head[4096], tail[256];
   header h;
   FILE *f;
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -419,6 +449,8 @@ static void describe(const char *path, lb_cache_entry *e) {
   size_t got;
   uint64_t key, back;
   snprintf(e->recipe, sizeof e->recipe, "?");
+  snprintf(e->kernel, sizeof e->kernel, "?");
+  snprintf(e->plan, sizeof e->plan, "?");
   if (fd < 0) return;
   if ((f = fdopen(fd, "rb")) == NULL) {
     close(fd);
@@ -430,12 +462,11 @@ static void describe(const char *path, lb_cache_entry *e) {
   e->ptx = h.kind == 1;
   key = sizeof h + h.size + h.logsize;
   if (fseek(f, (long)key, SEEK_SET) != 0) goto done;
-  got = fread(head, 1, sizeof head - 1, f);
+  got = fread(head, 1, (size_t)(h.idsize < sizeof head - 1 ? h.idsize
+                                                          : sizeof head - 1),
+              f);
   head[got] = '\0';
-  if ((p = strstr(head, "from recipe '")) != NULL)
-    sscanf(p, "from recipe '%63[^']'", e->recipe);
-  if ((p = strstr(head, " --n ")) != NULL)
-    sscanf(p, " --n %d --k %d", &e->n, &e->k);
+  from_source(head, e);
   back = h.idsize < sizeof tail ? h.idsize : sizeof tail;
   if (fseek(f, (long)(key + h.idsize - back), SEEK_SET) != 0) goto done;
   got = fread(tail, 1, (size_t)back, f);

@@ -323,6 +323,9 @@ if [ -d "$c/0123456789abcdef.lbc" ] && ! ls "$c"/*.lbc 2>/dev/null | grep -v 012
 else
   fail "cache clear: wrong files removed"
 fi
+env LOWBIT_CACHE_DIR="$tmp/cache-plan" LOWBIT_GEMM=wn=4 "$lowbit" compile "$r" --n 512 --k 256 --arch 80 --m 100 >/dev/null 2>&1
+expect "cache list: a plan set by LOWBIT_GEMM" 0 "(LOWBIT_GEMM)" $none env LOWBIT_CACHE_DIR="$tmp/cache-plan" "$lowbit" cache list
+also "cache list: its knobs and kernel" "gemm 65..160  132"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
