@@ -55,7 +55,17 @@ static int pick_arch(int want, int *exact) {
 ** NVRTC 13.0 writes ptxas's advisories on them ("(C7519) warpgroup.arrive
 ** is injected", C7510, C7511) to the process's stderr instead of the log,
 ** so a library that never prints printed them, and lb_log_warnings could
-** not count them.
+** not count them.  And split, ptxas gave the GEMM of codes that cross
+** words more registers and slower code (a16w3_g128 from 128 rows, sm_90a:
+** 231 registers against 210): H200, 8192 x 8192, M = 64 / 128 / 1024, us,
+** split -> not, a16w3_g128 41.8 / 62.6 / 394.7 -> 35.8 / 54.2 / 333.2,
+** a16w5_g64 71.0 / 76.2 / 505.1 -> 71.1 / 66.1 / 422.7, a16w6_g128 47.0 /
+** 62.4 / 419.5 -> 44.2 / 54.7 / 346.0, a16w7_g32 98.7 / 89.3 / 590.3 ->
+** 97.9 / 79.0 / 522.3 (lowbit bench, 2026-11-29, one call, two repeats
+** within 1%); 1-, 2-, 4- and 8-bit codes get the same registers either
+** way, and so does every GEMV checked (2, 3, 4 and 8 bits).  Not timed:
+** sm_80..89 (the same sources, unsplit too) and the GEMM sources with no
+** wgmma plan (up to 32 rows, but 8-bit codes), still split.
 ** --no-cache (NVRTC 12.9 and newer): NVRTC keeps a cache of its own in
 ** the driver's compute cache wherever a driver is, and answers a compile
 ** it has seen from it, without ptxas's report of registers and spills
