@@ -11,7 +11,7 @@ import importlib
 from ._errors import LowbitError
 from ._lib import library_path
 from .generate import (Compiled, Kernel, compile_offline, describe_kernel,
-                       generate, plan_candidates)
+                       generate, plan_candidates, workspace_for)
 from .packing import Sizes, pack, sizes, unpack
 from .recipe import RECIPE_DIR, Recipe, RecipeInfo, shipped
 from . import _lib
@@ -20,6 +20,7 @@ __version__ = _lib.lib.lb_version().decode()
 
 __all__ = ["LowbitError", "Recipe", "RecipeInfo", "RECIPE_DIR", "shipped",
            "generate", "plan_candidates", "describe_kernel", "Kernel",
+           "workspace_for",
            "compile_offline",
            "Compiled", "sizes", "Sizes", "pack",
            "unpack", "library_path", "Linear", "quantize_", "overlap_", "from_checkpoint_",

@@ -119,6 +119,8 @@ _proto("lb_generate_plan", c_int, _R, c_int, c_int, c_int, c_int, c_char_p,
 # out: max plans of PLAN_LEN characters each, in one buffer
 _proto("lb_plan_candidates", c_int, _R, c_int, c_int, c_int, c_int, c_int,
        c_char_p, c_void_p, c_int, POINTER(c_int))
+_proto("lb_workspace_for", c_int, _R, c_int, c_int, c_int, c_int, c_int,
+       POINTER(c_size_t))
 _proto("lb_ctx_create", c_int, c_int, POINTER(_R))
 _proto("lb_ctx_destroy", None, _R)
 _proto("lb_pack_device", c_int, _R, _R, c_int, c_int, c_void_p, c_void_p,

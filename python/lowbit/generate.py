@@ -45,6 +45,17 @@ def plan_candidates(recipe, n, k, m, sms=132, arch=90, base=None, most=64):
             .decode() for i in range(count.value)]
 
 
+def workspace_for(recipe, n, k, m, sms=132, arch=90):
+    """Bytes of work space m rows need on an op made for (recipe, n, k) on a
+    device of `sms` SMs of sm_<arch>, by the planner's rules (no tuning
+    table), without a GPU: what lb_op_workspace would say (0: none)."""
+    r = as_recipe(recipe)
+    b = ctypes.c_size_t(0)
+    check(_lib.lib.lb_workspace_for(r.handle, int(n), int(k), int(m),
+                                    int(sms), _arch(arch), ctypes.byref(b)))
+    return b.value
+
+
 @dataclasses.dataclass(frozen=True)
 class Kernel:
     """What lb_describe says of the kernel m rows use (nothing compiled)."""

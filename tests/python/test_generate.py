@@ -121,3 +121,17 @@ def test_plan_len_matches_header():
     header = (ROOT / "include" / "lowbit.h").read_text()
     assert int(re.search(r"#define LB_PLAN_LEN (\d+)", header).group(1)) == \
         _lib.PLAN_LEN
+
+
+def test_workspace_for():
+    # none for the GEMV's rows; split-K's f32 sums where K splits across
+    # blocks (8192 x 8192 at 32 rows: on sm_80 with a work space, on sm_90
+    # in a cluster, none); bad arguments raise
+    assert lowbit.workspace_for("a16w4_g128", 8192, 8192, 8) == 0
+    b80 = lowbit.workspace_for("a16w4_g128", 8192, 8192, 32, arch=80)
+    assert b80 > 0 and b80 % (32 * 8192 * 4) == 0
+    assert lowbit.workspace_for("a16w4_g128", 8192, 8192, 32, arch="sm_90") == 0
+    with pytest.raises(lowbit.LowbitError, match="m = 0"):
+        lowbit.workspace_for("a16w4_g128", 8192, 8192, 0)
+    with pytest.raises(lowbit.LowbitError, match="sm_75"):
+        lowbit.workspace_for("a16w4_g128", 8192, 8192, 16, arch=75)
