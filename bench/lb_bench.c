@@ -10,8 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sys/stat.h>
-
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -183,140 +181,25 @@ void lb_progress_init(lb_progress *p, int of) {
   memset(p, 0, sizeof *p);
   p->on = isatty(STDERR_FILENO);
   p->of = of;
-  p->tty = STDERR_FILENO;
-  p->fd[0] = p->fd[1] = p->rd = -1;
-  pthread_mutex_init(&p->lock, NULL);
-}
-
-/* All of n bytes to fd; 0 where it stops taking them. */
-static int put(int fd, const char *s, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, s, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return 0;
-    s += w;
-    n -= (size_t)w;
-  }
-  return 1;
-}
-
-/* (these two with p->lock held) */
-static void erase(lb_progress *p) {
-  if (p->shown) put(p->tty, "\r\033[K", 4);
-  p->shown = 0;
-}
-
-static void draw(lb_progress *p) {
-  char buf[320];
-  int n;
-  if (!p->line[0]) return;
-  n = snprintf(buf, sizeof buf, "\r\033[K[%d/%d] %s", p->at, p->of, p->line);
-  put(p->tty, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
-  p->shown = 1;
 }
 
 void lb_progress_say(lb_progress *p, const char *fmt, ...) {
   va_list ap;
   if (!p->on) return;
-  pthread_mutex_lock(&p->lock);
+  fprintf(stderr, "\r\033[K[%d/%d] ", p->at, p->of);
   va_start(ap, fmt);
-  vsnprintf(p->line, sizeof p->line, fmt, ap);
+  vfprintf(stderr, fmt, ap);
   va_end(ap);
-  if (!p->mid) draw(p);   /* else once the line being written ends */
-  pthread_mutex_unlock(&p->lock);
+  fflush(stderr);
+  p->shown = 1;
 }
 
 void lb_progress_clear(lb_progress *p) {
-  if (!p->on) return;
-  pthread_mutex_lock(&p->lock);
-  p->line[0] = '\0';
-  erase(p);
-  pthread_mutex_unlock(&p->lock);
-}
-
-/* The held streams' lines to the terminal, the status off while each is
-** written and back after it; done at the pipe's end. */
-static void *forward(void *arg) {
-  lb_progress *p = arg;
-  char buf[4096];
-  ssize_t n;
-  for (;;) {
-    size_t at = 0;
-    if ((n = read(p->rd, buf, sizeof buf)) < 0 && errno == EINTR) continue;
-    if (n <= 0) break;   /* its last writer is gone: lb_progress_release */
-    pthread_mutex_lock(&p->lock);
-    while (at < (size_t)n) {
-      const char *nl = memchr(buf + at, '\n', (size_t)n - at);
-      size_t len = nl ? (size_t)(nl - buf) + 1 - at : (size_t)n - at;
-      if (!p->mid) erase(p);
-      put(p->tty, buf + at, len);
-      p->mid = nl == NULL;
-      at += len;
-    }
-    if (!p->mid) draw(p);
-    pthread_mutex_unlock(&p->lock);
+  if (p->shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
   }
-  return NULL;
-}
-
-/* Each diverted stream back on its own fd, the pipe closed (after the
-** thread, if started, has read it to its end). */
-static void undivert(lb_progress *p, int started) {
-  int i;
-  fflush(stdout);
-  fflush(stderr);
-  /* the pipe's last writers closed: the thread sees its end; it still
-  ** writes to stderr's own fd, p->tty, until then */
-  for (i = 0; i < 2; i++)
-    if (p->fd[i] >= 0) dup2(p->fd[i], i + 1);
-  if (started) pthread_join(p->tid, NULL);
-  for (i = 0; i < 2; i++) {
-    if (p->fd[i] >= 0) close(p->fd[i]);
-    p->fd[i] = -1;
-  }
-  if (p->rd >= 0) close(p->rd);
-  p->rd = -1;
-  p->tty = STDERR_FILENO;
-}
-
-/* stdout is the terminal stderr is. */
-static int same_tty(void) {
-  struct stat a, b;
-  return isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &a) == 0 &&
-         fstat(STDERR_FILENO, &b) == 0 && a.st_rdev == b.st_rdev;
-}
-
-int lb_progress_hold(lb_progress *p) {
-  int pp[2], out = same_tty();
-  if (!p->on || p->held) return 0;
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(pp) != 0) return 0;
-  p->rd = pp[0];
-  if ((p->fd[1] = dup(STDERR_FILENO)) < 0 ||
-      dup2(pp[1], STDERR_FILENO) < 0 ||
-      (out && ((p->fd[0] = dup(STDOUT_FILENO)) < 0 ||
-               dup2(pp[1], STDOUT_FILENO) < 0))) {
-    close(pp[1]);
-    undivert(p, 0);
-    return 0;
-  }
-  close(pp[1]);
-  p->tty = p->fd[1];
-  /* a pipe would buffer whole blocks: each line as it is printed */
-  if (out) setvbuf(stdout, NULL, _IOLBF, 0);
-  if (pthread_create(&p->tid, NULL, forward, p) != 0) {
-    undivert(p, 0);
-    return 0;
-  }
-  p->held = 1;
-  return 1;
-}
-
-void lb_progress_release(lb_progress *p) {
-  if (!p->held) return;
-  undivert(p, 1);
-  p->held = p->mid = 0;
+  p->shown = 0;
 }
 
 /* ---- one recipe and shape, all M --------------------------------------- */

@@ -16,8 +16,6 @@
 #ifndef lb_bench_h
 #define lb_bench_h
 
-#include <pthread.h>
-
 #define LB_BENCH_MAX 32
 
 /* How L2 is flushed before each timed launch (lb_timer.h): by a read (the
@@ -42,35 +40,20 @@ typedef struct lb_bench_opts {
 ** failed, 2 no GPU (nothing ran; the reason is on stderr). */
 int lb_bench_run(const lb_bench_opts *o);
 
-/* The status line of a long run (bench, tune, compile), on a terminal only:
+/* The status line of a long run (bench, compile), on a terminal only:
 ** where stderr is piped or in a file it gets nothing.  It says which step
 ** of how many ("[3/24] ...") while the step takes its seconds, and is
-** cleared before each result line (lb_progress_clear). */
+** cleared before each result line (lb_progress_clear).  lowbit tune has
+** none: the tuner's own lines say where it is. */
 typedef struct lb_progress {
   int on;               /* stderr is a terminal */
   int at, of;           /* the step now, from 1, of all; the caller sets at */
-  char line[256];       /* the status ("": none) */
-  int shown;            /* it is on the screen */
-  int mid;              /* held: a line of output is half written */
-  int held;
-  int tty;              /* where the status is drawn: stderr's own fd */
-  int fd[2], rd;        /* held: stdout's and stderr's own fds (-1: not
-                        ** held), and the read end of the pipe in their place */
-  pthread_t tid;
-  pthread_mutex_t lock; /* the forwarding thread draws too */
+  int shown;            /* a status is on the screen */
 } lb_progress;
 
 void lb_progress_init(lb_progress *p, int of);
 void lb_progress_say(lb_progress *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lb_progress_clear(lb_progress *p);
-/* For code that prints lines of its own without clearing the status (the
-** tuner, and the compiler's warnings it passes on): stderr, and stdout
-** where it is the same terminal, go through one pipe (their order kept)
-** to a thread that clears the status before each line and draws it again
-** after.  1 when held (only with the status on); lb_progress_release puts
-** them back. */
-int lb_progress_hold(lb_progress *p);
-void lb_progress_release(lb_progress *p);
 
 #endif

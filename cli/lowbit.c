@@ -861,13 +861,12 @@ static int cmd_run(const args *a) { return bench_or_run(a, 1); }
 static int cmd_bench(const args *a) { return bench_or_run(a, 0); }
 
 /* lowbit tune RECIPE: arguments checked here, then the GPU looked for;
-** one run a shape (--n/--k, or --shapes), under the status line. */
+** one run a shape (--n/--k, or --shapes). */
 static int cmd_tune(const args *a) {
   static const int defm[] = {1, 4, 8, 16, 32, 64, 128, 256, 384, 1024,
                              4096};   /* the GEMV and every GEMM bucket */
   lb_tune_opts o;
   lb_bench_opts shapes;
-  lb_progress pg;
   lb_recipe *r;
   int i, rc = 0;
   memset(&o, 0, sizeof o);
@@ -909,15 +908,10 @@ static int cmd_tune(const args *a) {
   o.iters = a->iters ? a->iters : 30;
   o.dry = a->dry;
   o.verbose = a->verbose;
-  lb_progress_init(&pg, shapes.nshapes);
-  lb_progress_hold(&pg);   /* the tuner prints lines of its own */
-  for (i = 0; i < shapes.nshapes; i++) {
+  for (i = 0; i < shapes.nshapes; i++) {   /* (each says its shape) */
     int one;
     o.n = shapes.n[i];
     o.k = shapes.k[i];
-    pg.at = i + 1;
-    lb_progress_say(&pg, "%s %dx%d (K x N): tune", lb_recipe_name(r), o.k,
-                    o.n);
     one = lb_tune_run(&o);
     if (one == 2) {   /* nothing ran: no GPU after all */
       rc = EXIT_NOGPU;
@@ -925,8 +919,6 @@ static int cmd_tune(const args *a) {
     }
     if (one) rc = 1;
   }
-  lb_progress_clear(&pg);
-  lb_progress_release(&pg);
   lb_recipe_free(r);
   return rc;
 }
@@ -996,8 +988,6 @@ static void print_tables(const char *dir) {
   }
   closedir(d);
 }
-
-
 
 /* The newest first; then by recipe, shape and name. */
 static int newer(const void *x, const void *y) {
