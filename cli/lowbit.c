@@ -925,68 +925,23 @@ static int cmd_tune(const args *a) {
 
 /* ---- cache -------------------------------------------------------------- */
 
-/* What a file at path is, for one that is not a regular file. */
-static const char *file_kind(mode_t m) {
-  return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
-         : S_ISLNK(m) ? "a symbolic link" : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a plain file";
-}
-
-/* A name the cache gives an entry: 16 lowercase hex digits, ".lbc". */
-static int entry_name(const char *s) {
-  return strlen(s) == 20 && strspn(s, "0123456789abcdef") == 16 &&
-         strcmp(s + 16, ".lbc") == 0;
-}
-
 /* The tuning tables in the cache directory (lowbit tune writes them; cache
-** clear leaves them): each file, its device and its plans.  Opened without
-** waiting (a FIFO named like one would hang a plain open) and read only
-** where it is a regular file. */
-static void print_tables(const char *dir) {
-  DIR *d;
-  struct dirent *de;
-  int n = 0;
-  if ((d = opendir(dir)) == NULL) return;
-  while ((de = readdir(d)) != NULL) {
-    const char *f = de->d_name;
-    size_t len = strlen(f);
-    char path[4400], line[512], device[256] = "?";
-    int plans = 0, header = 0, fd;
-    struct stat sb;
-    FILE *t;
-    if (strncmp(f, "tune-", 5) != 0 || len < 9 ||
-        strcmp(f + len - 4, ".txt") != 0)
-      continue;
-    if (n++ == 0)
-      printf("tuning tables (lowbit tune; cache clear keeps them):\n");
-    snprintf(path, sizeof path, "%s/%s", dir, f);
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-      printf("  %s: not a regular file (%s), not a table\n", f,
-             file_kind(sb.st_mode));
-      continue;
-    }
-    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
-        (t = fdopen(fd, "r")) == NULL) {
-      printf("  %s: cannot read: %s\n", f, strerror(errno));
-      if (fd >= 0) close(fd);
-      continue;
-    }
-    while (fgets(line, sizeof line, t)) {
-      if (line[0] == '#' || line[0] == '\n') continue;
-      if (!header) {   /* "lowbit-tune 1 DEVICE" */
-        const char *sp = strchr(line, ' ');
-        sp = sp ? strchr(sp + 1, ' ') : NULL;
-        if (sp) snprintf(device, sizeof device, "%.*s",
-                         (int)strcspn(sp + 1, "\r\n"), sp + 1);
-        header = 1;
-      } else {
-        plans++;
-      }
-    }
-    fclose(t);
-    printf("  %s: %d plan(s), %s\n", f, plans, device);
+** clear leaves them): each file, its device and its plans, or what is
+** wrong with it (lb_tune_list). */
+static void print_tables(void) {
+  lb_tune_table *t = NULL;
+  int n = 0, i;
+  if (lb_tune_list(&t, &n) != LB_OK) {
+    printf("tuning tables: %s\n", plain(lb_errmsg()));
+    return;
   }
-  closedir(d);
+  if (n) printf("tuning tables (lowbit tune; cache clear keeps them):\n");
+  for (i = 0; i < n; i++)
+    if (t[i].why[0])
+      printf("  %s: %s\n", t[i].file, plain(t[i].why));
+    else
+      printf("  %s: %d plan(s), %s\n", t[i].file, t[i].plans, t[i].device);
+  lb_free(t);
 }
 
 /* The newest first; then by recipe, shape and name. */
@@ -998,27 +953,6 @@ static int newer(const void *x, const void *y) {
   if (a->k != b->k) return a->k < b->k ? -1 : 1;
   if (a->n != b->n) return a->n < b->n ? -1 : 1;
   return strcmp(a->file, b->file);
-}
-
-/* Files named like entries that are not regular files (the library lists
-** and reads none of them): each with what it is; how many. */
-static int print_odd(const char *dir, const char *what) {
-  DIR *d;
-  struct dirent *de;
-  int n = 0;
-  if ((d = opendir(dir)) == NULL) return 0;
-  while ((de = readdir(d)) != NULL) {
-    char path[4400];
-    struct stat sb;
-    if (!entry_name(de->d_name)) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) continue;
-    printf("%-20s  not a regular file (%s)%s\n", de->d_name,
-           file_kind(sb.st_mode), what);
-    n++;
-  }
-  closedir(d);
-  return n;
 }
 
 static int cache_list(void) {
@@ -1035,6 +969,11 @@ static int cache_list(void) {
   for (i = 0; i < n; i++) {
     if ((int)strlen(e[i].recipe) > wr) wr = (int)strlen(e[i].recipe);
     if ((int)strlen(e[i].kernel) > wk) wk = (int)strlen(e[i].kernel);
+  }
+  /* (the files named like entries that are not come last: lb_cache_list) */
+  while (n > 0 && e[n - 1].odd[0]) {
+    n--;
+    odd++;
   }
   if (n) qsort(e, (size_t)n, sizeof *e, newer);
   if (n)
@@ -1055,48 +994,35 @@ static int cache_list(void) {
            c->kernel, sms, when, c->plan);
     total += c->bytes;
   }
-  if (cs.dir[0]) odd = print_odd(cs.dir, ": not an entry");
+  for (i = n; i < n + odd; i++)
+    printf("%-20s  not a regular file (%s): not an entry\n", e[i].file,
+           e[i].odd);
   printf("%d entr%s, %llu bytes", n, n == 1 ? "y" : "ies", total);
   if (odd) printf("; %d file(s) named like an entry are not one", odd);
   printf("\n");
-  if (cs.dir[0]) print_tables(cs.dir);
+  if (cs.dir[0]) print_tables();
   lb_free(e);
   return 0;
 }
 
 /* The library removes what the cache writes; a directory named like an
-** entry is not one of those, and cannot be unlinked: it is named, kept,
-** and does not fail the command.  Anything else left fails it. */
+** entry is not one of those: it stays, and is named. */
 static int cache_clear(void) {
-  lb_cache_state cs;
-  int removed = 0, odd = 0, left = 0;
+  lb_cache_entry *e = NULL;
+  int removed = 0, n = 0, i;
   lb_status st = lb_cache_clear(&removed);
   printf("removed %d file(s)\n", removed);
-  if (st == LB_OK) return 0;
-  if (lb_cache_query(&cs) == LB_OK && cs.enabled) {
-    DIR *d = opendir(cs.dir);
-    struct dirent *de;
-    while (d && (de = readdir(d)) != NULL) {
-      char path[4400];
-      struct stat sb;
-      if (strspn(de->d_name, "0123456789abcdef") != 16 ||
-          strncmp(de->d_name + 16, ".lbc", 4) != 0)
-        continue;
-      snprintf(path, sizeof path, "%s/%s", cs.dir, de->d_name);
-      if (lstat(path, &sb) != 0) continue;
-      if (S_ISDIR(sb.st_mode)) {
-        printf("kept %s: a directory named like a cache entry, not one\n",
-               de->d_name);
-        odd++;
-      } else {
-        left++;
-      }
-    }
-    if (d) closedir(d);
+  if (st != LB_OK) {
+    say("%s", plain(lb_errmsg()));
+    return 1;
   }
-  if (odd && !left) return 0;
-  say("%s", plain(lb_errmsg()));
-  return 1;
+  if (lb_cache_list(&e, &n) == LB_OK)
+    for (i = 0; i < n; i++)
+      if (e[i].odd[0])
+        printf("kept %s: %s named like a cache entry, not one\n",
+               e[i].file, e[i].odd);
+  lb_free(e);
+  return 0;
 }
 
 /* lowbit cache list|clear|path */

@@ -373,6 +373,16 @@ LB_API lb_status lb_tune_path(const lb_ctx *c, char *buf, size_t len);
 LB_API lb_status lb_tune_save(lb_ctx *c, const lb_recipe *r, int n, int k,
                               int m, const char *plan, double us,
                               double us_rules);
+/* A tuning table found in the cache directory: every file named
+** tune-*.txt, read as lb_op_create reads it, whatever its device. */
+typedef struct lb_tune_table {
+  char file[64];      /* its name in the cache directory */
+  char device[256];   /* the device key of its first line ("?" unread) */
+  int plans;          /* its entries */
+  char why[512];      /* "" where it reads; else what is wrong with it */
+} lb_tune_table;
+/* The tables (*out freed with lb_free; none when there are none). */
+LB_API lb_status lb_tune_list(lb_tune_table **out, int *count);
 
 /* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
 LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);
@@ -433,12 +443,18 @@ typedef struct lb_cache_entry {
   int sms;              /* the SM count it was planned for */
   char plan[LB_PLAN_LEN + 24];   /* "rules", or knobs and who set them:
                                  ** "wn=2 (set)", "... (table)" */
+  char odd[24];         /* "" for an entry; else what a file named like one
+                        ** is ("a FIFO", "a directory"...): not read, and
+                        ** the fields above stay unknown */
 } lb_cache_entry;
 
-/* The entries (*out freed with lb_free; none when nothing is cached). */
+/* The entries, and after them the files named like one that are not
+** regular files (odd; *out freed with lb_free; none when nothing is
+** cached). */
 LB_API lb_status lb_cache_list(lb_cache_entry **out, int *count);
 /* Removes every entry and temporary file the cache wrote (other files in
-** the directory stay); *removed may be NULL. */
+** the directory stay, and so does a directory named like an entry, which
+** lb_cache_list reports); *removed may be NULL. */
 LB_API lb_status lb_cache_clear(int *removed);
 
 /* lowbit's version, "MAJOR.MINOR.PATCH". */

@@ -230,6 +230,12 @@ static int older(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
+const char *lb_file_kind(unsigned m) {
+  return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+         : S_ISLNK(m) ? "a symbolic link" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a plain file";
+}
+
 /* Names the cache writes: an entry, 16 lowercase hex digits and ".lbc"
 ** (2), or its temporary file, "<entry>.<pid>.<ptr>.tmp" (1); else 0.  Only
 ** such files are counted or removed, whatever else shares the directory. */
@@ -480,6 +486,13 @@ done:
   fclose(f);
 }
 
+/* The entries first (odd == 0), then the files named like one that are
+** not regular files (odd == 1). */
+static int odd_last(const void *a, const void *b) {
+  const lb_cache_entry *x = a, *y = b;
+  return (x->odd[0] != '\0') - (y->odd[0] != '\0');
+}
+
 lb_status lb_cache_list(lb_cache_entry **out, int *count) {
   char dir[4096];
   const char *why = "";
@@ -502,7 +515,7 @@ lb_status lb_cache_list(lb_cache_entry **out, int *count) {
     struct stat st;
     if (cache_name(de->d_name) != 2) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-    if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (lstat(p, &st) != 0) continue;   /* removed meanwhile */
     if (n == cap) {
       cap = cap ? 2 * cap : 32;
       if ((grown = realloc(list, (size_t)cap * sizeof *list)) == NULL) {
@@ -514,12 +527,21 @@ lb_status lb_cache_list(lb_cache_entry **out, int *count) {
     }
     memset(&list[n], 0, sizeof list[n]);
     memcpy(list[n].file, de->d_name, 21);   /* 20 characters and the NUL */
-    list[n].bytes = (uint64_t)st.st_size;
-    list[n].mtime = (long long)st.st_mtim.tv_sec;
-    describe(p, &list[n]);
+    if (S_ISREG(st.st_mode)) {
+      list[n].bytes = (uint64_t)st.st_size;
+      list[n].mtime = (long long)st.st_mtim.tv_sec;
+      describe(p, &list[n]);
+    } else {   /* never opened: a FIFO would wait for a writer */
+      snprintf(list[n].recipe, sizeof list[n].recipe, "?");
+      snprintf(list[n].kernel, sizeof list[n].kernel, "?");
+      snprintf(list[n].plan, sizeof list[n].plan, "?");
+      snprintf(list[n].odd, sizeof list[n].odd, "%s",
+               lb_file_kind(st.st_mode));
+    }
     n++;
   }
   closedir(d);
+  if (n > 1) qsort(list, (size_t)n, sizeof *list, odd_last);
   *out = list;
   *count = n;
   return LB_OK;
@@ -541,8 +563,11 @@ lb_status lb_cache_clear(int *removed) {
   /* only what the cache writes: other files in the directory stay */
   while ((de = readdir(d)) != NULL) {
     char p[4400];
+    struct stat st;
     if (cache_name(de->d_name) == 0) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    /* a directory is not what the cache wrote (it cannot be unlinked) */
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) continue;
     if (unlink(p) == 0)
       n++;
     else if (errno != ENOENT) {   /* another process may clear it too */

@@ -40,6 +40,9 @@
 int lb_cache_dir(char *buf, size_t len, const char **why);
 /* mkdir -p path; 0 with errno set on failure. */
 int lb_make_dirs(char *path);
+/* What a file of mode m (st_mode) is, for one that is not a regular
+** file: "a FIFO", "a directory", ... */
+const char *lb_file_kind(unsigned m);
 
 /* id: the key's bytes (idlen of them); hash: their 64-bit hash. */
 lb_status lb_cache_get(uint64_t hash, const void *id, size_t idlen,

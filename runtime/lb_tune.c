@@ -12,6 +12,7 @@
 ** parse is an error naming the file and line, never skipped, since a
 ** table that silently stopped applying would look like a slow device.
 */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -147,7 +148,7 @@ static int parse_entry(const char *line, entry *e, const char **what,
 ** creation hung there); whatever is not a regular file is an error that
 ** says so, as a damaged table is. */
 static lb_status load(const char *path, const char *devkey, table *t,
-                      const char *fn) {
+                      const char *fn, char *dev, size_t devlen) {
   FILE *f;
   char *text, *line, *next;
   long size;
@@ -164,10 +165,7 @@ static lb_status load(const char *path, const char *devkey, table *t,
     close(fd);
     return lb_fail(LB_EIO, "%s: the tuning table %s is not a regular file "
                    "(%s); remove it (lowbit tune writes it again), or set "
-                   "LOWBIT_TUNE=0", fn, path,
-                   S_ISFIFO(sb.st_mode)  ? "a FIFO"
-                   : S_ISDIR(sb.st_mode) ? "a directory"
-                                         : "a device or a socket");
+                   "LOWBIT_TUNE=0", fn, path, lb_file_kind(sb.st_mode));
   }
   if ((f = fdopen(fd, "rb")) == NULL) {
     const int err = errno;
@@ -214,8 +212,10 @@ static lb_status load(const char *path, const char *devkey, table *t,
         what = "the first line is not \"" MAGIC " <version> <device>\"";
       else if (version != VERSION)
         what = "a table of another version of lowbit";
-      else if (strcmp(line + used, devkey) != 0)
+      else if (devkey != NULL && strcmp(line + used, devkey) != 0)
         what = "a table for another device";   /* a hash collision */
+      if (used > 0 && dev != NULL)
+        snprintf(dev, devlen, "%s", line + used);
       header = 1;
     } else if (!parse_entry(line, &e, &what, why, sizeof why)) {
       /* what says why */
@@ -265,7 +265,7 @@ lb_status lb_tune_find_dev(const char *devkey, const uint64_t *keys,
   if ((e && strcmp(e, "0") == 0) ||
       !table_path(devkey, path, sizeof path, &why))
     return LB_OK;
-  if ((st = load(path, devkey, &t, fn)) != LB_OK) return st;
+  if ((st = load(path, devkey, &t, fn, NULL, 0)) != LB_OK) return st;
   base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   for (i = 0; i < t.n; i++)
     for (j = 0; j < nkeys; j++)
@@ -274,6 +274,72 @@ lb_status lb_tune_find_dev(const char *devkey, const uint64_t *keys,
         snprintf(name, len, "%s", base);
       }
   free(t.e);
+  return LB_OK;
+}
+
+/* Names lowbit tune's tables have (tune-<16 hex digits>.txt), and any
+** other tune-*.txt, which lb_op_create never reads but a user may take
+** for one. */
+static int table_name(const char *f) {
+  const size_t len = strlen(f);
+  return strncmp(f, "tune-", 5) == 0 && len >= 9 && len < 64 &&
+         strcmp(f + len - 4, ".txt") == 0;
+}
+
+lb_status lb_tune_list(lb_tune_table **out, int *count) {
+  char dir[4096];
+  const char *why = "";
+  DIR *d;
+  struct dirent *de;
+  lb_tune_table *list = NULL, *grown;
+  int n = 0, cap = 0;
+  if (out == NULL || count == NULL)
+    return lb_fail(LB_EARG, "lb_tune_list: null argument");
+  *out = NULL;
+  *count = 0;
+  if (!lb_cache_dir(dir, sizeof dir, &why))
+    return lb_fail(LB_EIO, "lb_tune_list: no cache: %s", why);
+  if ((d = opendir(dir)) == NULL) {
+    if (errno == ENOENT) return LB_OK;   /* nothing cached yet */
+    return lb_fail(LB_EIO, "lb_tune_list: %s: %s", dir, strerror(errno));
+  }
+  while ((de = readdir(d)) != NULL) {
+    char path[4200];
+    struct stat sb;
+    lb_tune_table *e;
+    table t;
+    if (!table_name(de->d_name)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 8;
+      if ((grown = realloc(list, (size_t)cap * sizeof *list)) == NULL) {
+        closedir(d);
+        free(list);
+        return lb_fail(LB_EMEM, "lb_tune_list: out of memory");
+      }
+      list = grown;
+    }
+    e = &list[n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->file, sizeof e->file, "%s", de->d_name);
+    snprintf(e->device, sizeof e->device, "?");
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    /* (load opens without waiting and says the same; this is shorter) */
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+      snprintf(e->why, sizeof e->why, "not a regular file (%s), not a table",
+               lb_file_kind(sb.st_mode));
+      continue;
+    }
+    if (load(path, NULL, &t, "lb_tune_list", e->device, sizeof e->device) !=
+        LB_OK) {
+      snprintf(e->why, sizeof e->why, "%s", lb_errmsg());
+      continue;
+    }
+    e->plans = t.n;
+    free(t.e);
+  }
+  closedir(d);
+  *out = list;
+  *count = n;
   return LB_OK;
 }
 
@@ -375,7 +441,7 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
     if (fd >= 0) close(fd);
     return st;
   }
-  st = load(path, devkey, &t, "lb_tune_save");
+  st = load(path, devkey, &t, "lb_tune_save", NULL, 0);
   if (st == LB_OK) {
     st = add(&t, &e) ? write_table(path, devkey, &t)
                      : lb_fail(LB_EMEM, "lb_tune_save: no memory");

@@ -236,6 +236,50 @@ static int is_regular(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* lb_cache_list and lb_cache_clear with files named like entries that are
+** not regular files: listed last with what they are (a FIFO never
+** opened: the alarm fails a list that waits on it); clear removes the
+** entry and the FIFO, keeps the directory, and succeeds. */
+static void odd_entries(const char *dir, const char *src) {
+  char fifo[4200], sub[4200], entry[4200];
+  lb_cache_entry *e = NULL;
+  int n = 0, removed = -1, i, kinds = 0;
+  clear(dir);
+  CHECK(compile(src, NULL) == 0 && entries(dir, entry, sizeof entry) == 1,
+        "odd entries: no entry written");
+  snprintf(fifo, sizeof fifo, "%s/0123456789abcdee.lbc", dir);
+  snprintf(sub, sizeof sub, "%s/0123456789abcdef.lbc", dir);
+  CHECK(mkfifo(fifo, 0644) == 0 && mkdir(sub, 0755) == 0,
+        "odd entries: cannot make a FIFO and a directory");
+  alarm(20);
+  CHECK(lb_cache_list(&e, &n) == LB_OK && n == 3, "odd entries: listed %d, "
+        "expected 3: %s", n, lb_errmsg());
+  alarm(0);
+  CHECK(n == 3 && e[0].odd[0] == '\0' && e[0].bytes > 0 &&
+            strcmp(e[0].kernel, "?") != 0,
+        "odd entries: the entry is not listed first, whole");
+  for (i = 1; i < n; i++) {
+    const int fi = strcmp(e[i].file, "0123456789abcdee.lbc") == 0;
+    CHECK(strcmp(e[i].odd, fi ? "a FIFO" : "a directory") == 0 &&
+              e[i].bytes == 0 && strcmp(e[i].recipe, "?") == 0,
+          "odd entries: %s listed as \"%s\"", e[i].file, e[i].odd);
+    kinds |= fi ? 1 : 2;
+  }
+  CHECK(kinds == 3, "odd entries: the FIFO or the directory not listed");
+  lb_free(e);
+  CHECK(lb_cache_clear(&removed) == LB_OK && removed == 2,
+        "odd entries: clear removed %d (expected the entry and the FIFO): %s",
+        removed, lb_errmsg());
+  CHECK(!is_regular(entry) && access(fifo, F_OK) != 0 && access(sub, F_OK) == 0,
+        "odd entries: clear removed the wrong files");
+  CHECK(lb_cache_list(&e, &n) == LB_OK && n == 1 &&
+            strcmp(e[0].odd, "a directory") == 0,
+        "odd entries: after clear, %d listed", n);
+  lb_free(e);
+  rmdir(sub);
+  printf("cache list and clear: a FIFO and a directory named like entries\n");
+}
+
 int main(int argc, char **argv) {
   char dir[] = "/tmp/lowbit-cache-test-XXXXXX", entry[4200];
   const char *recipe;
@@ -511,6 +555,8 @@ int main(int argc, char **argv) {
     printf("cache dir created when missing; an unusable one only costs "
            "the hit, and lb_cache_query says why\n");
   }
+
+  odd_entries(dir, src);
 
   setenv("LOWBIT_CACHE", "0", 1);
   clear(dir);

@@ -574,6 +574,65 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
   }
 }
 
+/* lb_tune_list: every tune-*.txt of the cache directory, whatever its
+** device: a table's plans and device, or what is wrong with it (a FIFO is
+** not opened: the alarm fails a list that waits on it). */
+static void listed(const lb_recipe *r) {
+  char dir[] = "/tmp/lb_tlist_XXXXXX", path[4200];
+  static const char bad[] = "lowbit-tune 2 other, 1 SMs, sm_80\nnot a line\n";
+  lb_tune_table *t = NULL;
+  int n = 0, i, good = -1, fifo = -1, broken = -1;
+  if (mkdtemp(dir) == NULL) {
+    CHECK(0, "mkdtemp failed");
+    return;
+  }
+  setenv("LOWBIT_CACHE_DIR", dir, 1);
+  CHECK(lb_tune_list(&t, &n) == LB_OK && n == 0, "an empty cache lists %d "
+        "table(s): %s", n, lb_errmsg());
+  lb_free(t);
+  CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 64, "wn=2,st=3", 50.5, 60.25) ==
+                LB_OK &&
+            lb_tune_save_dev(DEV, 132, r, N, K, 1024, NULL, 400, 400) == LB_OK,
+        "save: %s", lb_errmsg());
+  snprintf(path, sizeof path, "%s/tune-fifo.txt", dir);
+  CHECK(mkfifo(path, 0644) == 0, "mkfifo %s", path);
+  snprintf(path, sizeof path, "%s/tune-0000000000000000.txt", dir);
+  CHECK(write_file(path, bad, strlen(bad)), "cannot write %s", path);
+  alarm(20);
+  CHECK(lb_tune_list(&t, &n) == LB_OK && n == 3, "listed %d table(s), "
+        "expected 3: %s", n, lb_errmsg());
+  alarm(0);
+  for (i = 0; i < n; i++) {
+    if (strcmp(t[i].file, "tune-fifo.txt") == 0) fifo = i;
+    else if (strcmp(t[i].file, "tune-0000000000000000.txt") == 0) broken = i;
+    else good = i;
+  }
+  CHECK(good >= 0 && t[good].why[0] == '\0' && t[good].plans == 2 &&
+            strcmp(t[good].device, DEV) == 0,
+        "the table: %d plan(s), device \"%s\", why \"%s\"",
+        good >= 0 ? t[good].plans : -1, good >= 0 ? t[good].device : "",
+        good >= 0 ? t[good].why : "");
+  CHECK(fifo >= 0 && strstr(t[fifo].why, "not a regular file (a FIFO)"),
+        "the FIFO: why \"%s\"", fifo >= 0 ? t[fifo].why : "(not listed)");
+  CHECK(broken >= 0 && strstr(t[broken].why, ":3: expected") == NULL &&
+            strstr(t[broken].why, "tune-0000000000000000.txt:2: expected") &&
+            strcmp(t[broken].device, "other, 1 SMs, sm_80") == 0,
+        "the broken table: device \"%s\", why \"%s\"",
+        broken >= 0 ? t[broken].device : "", broken >= 0 ? t[broken].why : "");
+  lb_free(t);
+  refused(lb_tune_list(NULL, &n), LB_EARG, "null", "list into NULL");
+  remove(path);
+  snprintf(path, sizeof path, "%s/tune-fifo.txt", dir);
+  remove(path);
+  table_text(dir, path, sizeof path);
+  remove(path);
+  snprintf(path + strlen(path), 8, ".lock");
+  remove(path);
+  CHECK(rmdir(dir) == 0, "%s not empty after the test", dir);
+  unsetenv("LOWBIT_CACHE_DIR");
+  printf("tuning tables listed: a table, a FIFO, a broken one\n");
+}
+
 int main(int argc, char **argv) {
   lb_recipe *r = NULL, *r3 = NULL, *r8 = NULL;
   static const char text8[] =
@@ -608,6 +667,7 @@ int main(int argc, char **argv) {
   candidates(r3, 128, 0);
   precompiled(r3);
   table(r);
+  listed(r);
   lb_recipe_free(r);
   lb_recipe_free(r3);
   lb_recipe_free(r8);
