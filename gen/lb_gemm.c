@@ -394,7 +394,8 @@ static int tm_rule(void) { return 1; }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
 ** each 64 channels a group, over all of the tile's rows (wgmma's n); where
-** the tiles leave SMs idle, K is split (lb_gemm_splits).  mj counts a warpgroup's 64-channel groups.
+** the tiles leave SMs idle, K is split (lb_gemm_splits).  mj counts a
+** warpgroup's 64-channel groups.
 ** With the words through shared memory (wr=0) not the rule: measured on an
 ** H100 (lowbit bench a16w4_g128 8192 x 8192, 2026-11-24), M = 16 / 32 /
 ** 64 / 128 / 1024 took 38.0 /

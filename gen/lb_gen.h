@@ -65,9 +65,10 @@ int lb_gemv_rows(const lb_recipe *r);
 ** (up to lb_gemv_rows), 0 where the GEMM's buckets take m. */
 int lb_gemv_frags(const lb_recipe *r, int m);
 /* The GEMV's source for m rows (one fragment up to LB_MAX_M, else two),
-** also giving the plan it was made for (cfg may be NULL).  The plan is made once, so the two cannot disagree.  plan: knobs
-** in words replacing planned values (NULL: none); from: where they came
-** from (LOWBIT_PLAN, the tuning table), for messages and the source.
+** also giving the plan it was made for (cfg may be NULL).  The plan is
+** made once, so the two cannot disagree.  plan: knobs in words replacing
+** planned values (NULL: none); from: where they came from (LOWBIT_PLAN,
+** the tuning table), for messages and the source.
 ** early: for launches with programmatic dependent launch (lb_op_overlap),
 ** which read x by plain loads rather than the read-only path. */
 lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int m, int sms,

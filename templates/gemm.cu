@@ -514,10 +514,13 @@ __device__ __forceinline__ void lb_rows(
   // wgmma: the A operands of all this warp's code rows of the sub-stage
   // first, then one fence and their wgmmas (a row past K is multiplied as
   // zeros: a wgmma skipped by a branch made ptxas serialise the
-  // sub-stage's, "(C7519) warpgroup.arrive is injected").  A fence a code row measured 1.7% slower in the geometric
-  // mean (H200, a16w1/3/4/8 at 8192 x 8192 and 4096 x 14336, M = 64, 128
-  // and 1024; a16w3_g128 4096 x 14336, M = 1024: 367.6 -> 347.3 us), and
-  // spilled nowhere in the sweep.
+  // sub-stage's, "(C7519) warpgroup.arrive is injected").  A fence a code
+  // row measured 1.7% slower in the geometric mean (H200, a16w1/3/4/8 at
+  // 8192 x 8192 and 4096 x 14336, M = 64, 128 and 1024; a16w3_g128 4096 x
+  // 14336, M = 1024: 367.6 -> 347.3 us), and spilled nowhere in the sweep.
+  // Two fences and commit groups a sub-stage, one group in flight while
+  // the other half's operands are made, measured 3.1% slower
+  // (docs/architecture.md, "Overlap inside a warpgroup").
   constexpr int NR = LB_R / LB_WARPS_K;
   unsigned awb[LB_WG ? NR : 1][2][LB_MJ][4];   // [row][h][group][r + 2 (upper 8 k-slots)]
 #pragma unroll
