@@ -304,7 +304,7 @@ lb_status lb_tune_list(lb_tune_table **out, int *count) {
     return lb_fail(LB_EIO, "lb_tune_list: %s: %s", dir, strerror(errno));
   }
   while ((de = readdir(d)) != NULL) {
-    char path[4200];
+    char path[4400];
     struct stat sb;
     lb_tune_table *e;
     table t;
@@ -320,7 +320,7 @@ lb_status lb_tune_list(lb_tune_table **out, int *count) {
     }
     e = &list[n++];
     memset(e, 0, sizeof *e);
-    snprintf(e->file, sizeof e->file, "%s", de->d_name);
+    memcpy(e->file, de->d_name, strlen(de->d_name) + 1);   /* < 64: table_name */
     snprintf(e->device, sizeof e->device, "?");
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     /* (load opens without waiting and says the same; this is shorter) */
