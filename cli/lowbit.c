@@ -662,8 +662,11 @@ static int compile_recipe(const args *a, const lb_recipe *r, const int *ms,
       if (strcmp(d.kind, "gemm") == 0) {   /* the plan as knobs, for --plan */
         char knobs[1][LB_PLAN_LEN];
         int one = 0;
-        if (lb_plan_candidates(r, a->n, a->k, ms[j], a->sms, archs[i],
-                               a->plan, knobs, 1, &one) == LB_OK && one)
+        /* the plan compiled: --plan's, else LOWBIT_GEMM's (as the source
+        ** says), else the rules' */
+        const char *base = a->plan ? a->plan : getenv("LOWBIT_GEMM");
+        if (lb_plan_candidates(r, a->n, a->k, ms[j], a->sms, archs[i], base,
+                               knobs, 1, &one) == LB_OK && one)
           printf("  plan: %s\n", knobs[0]);
       }
       if (!info.ptx) {

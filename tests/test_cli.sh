@@ -141,6 +141,7 @@ expect "gen --plan, bad knob" 2 "--plan wn=5 for m = 64 (a16w4_g128's GEMM): wn 
 expect "gen --plan, a GEMM plan for the GEMV" 2 "--plan wn=2 for m = 8 (a16w4_g128's GEMV): unknown knob at \"wn=2\"" $none "$lowbit" gen "$r" --m 8 --plan wn=2
 expect "gen --plan, the GEMV" 0 'Plan changed by the caller: "split=2"' $none "$lowbit" gen "$r" --m 8 --plan split=2
 expect "compile: the plan as knobs" 0 "plan: wn=2,wk=" $none "$lowbit" compile "$r" --m 64 --n 256 --k 256 --plan wn=2
+expect "compile: LOWBIT_GEMM's plan as knobs" 0 "plan: wn=2,wk=" $none env LOWBIT_GEMM=wn=2 "$lowbit" compile "$r" --m 64 --n 256 --k 256
 expect "compile: the last rows apart" 0 "runs 256 rows, then the last 1 on their own kernel" $none "$lowbit" compile "$r" --m 257 --n 256 --k 256 --arch 80
 expect "LOWBIT_PLAN, bad split" 1 'LOWBIT_PLAN: plan "split=3": split must be a power of two' $none env LOWBIT_PLAN=split=3 "$lowbit" gen "$r"
 expect "LOWBIT_GEMM, unknown knob" 1 'LOWBIT_GEMM: plan "zz=1": unknown knob' $none env LOWBIT_GEMM=zz=1 "$lowbit" gen "$r" --m 64
