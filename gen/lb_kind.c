@@ -223,16 +223,30 @@ lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m, int sms,
 }
 
 /* The buckets' plans for one device part, made as lb_op_create makes them
-** without a tuning table (LOWBIT_GEMM or the rules). */
+** without a tuning table (LOWBIT_GEMM or the rules), each the first time
+** the run asks for it (a run needs one bucket, three with a tail). */
 typedef struct parts {
+  const lb_recipe *r;
+  int n, k, sms, arch;
   lb_gemm_plans p[LB_GEMM_BUCKETS];
   lb_status st[LB_GEMM_BUCKETS];
-  int arch;
+  int planned[LB_GEMM_BUCKETS];
 } parts;
 
+static lb_status part_plan(parts *ps, int b) {
+  if (!ps->planned[b])
+    ps->st[b] = lb_plan_gemm(ps->r, ps->n, ps->k, b, ps->sms,
+                             getenv("LOWBIT_GEMM"), "LOWBIT_GEMM", &ps->p[b]);
+  ps->planned[b] = 1;
+  return ps->st[b];
+}
+
+/* (lb_gemm_cfg_fn's ctx is const for the op's lookups; this one plans on
+** first use, in the query's own memo) */
 static const lb_gemm_cfg *part_cfg(const void *ctx, int b) {
-  const parts *ps = ctx;
-  return ps->st[b] == LB_OK ? lb_gemm_part(&ps->p[b], ps->arch) : NULL;
+  parts *ps = (parts *)ctx;
+  return part_plan(ps, b) == LB_OK ? lb_gemm_part(&ps->p[b], ps->arch)
+                                   : NULL;
 }
 
 lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m, int sms,
@@ -257,21 +271,19 @@ lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m, int sms,
   if (m <= rows) return LB_OK;   /* the GEMV splits in clusters or not at all */
   if ((ps = malloc(sizeof *ps)) == NULL)
     return lb_fail(LB_EMEM, "lb_workspace_for: no memory");
+  ps->r = r;
+  ps->n = n;
+  ps->k = k;
+  ps->sms = sms;
   ps->arch = arch;
-  for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-    ps->st[b] = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
-                             "LOWBIT_GEMM", &ps->p[b]);
-    if (ps->st[b] == LB_EMEM) {
-      free(ps);
-      return LB_EMEM;
-    }
-  }
+  memset(ps->planned, 0, sizeof ps->planned);
   lead = lb_gemm_lead(part_cfg, ps, rows, m);
   b = lb_gemm_bucket(lead);
-  if (ps->st[b] != LB_OK) {   /* (planned again for its message) */
+  if ((st = part_plan(ps, b)) != LB_OK) {
+    /* (planned again: later plans took lb_errmsg) */
     lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"), "LOWBIT_GEMM",
                  &ps->p[b]);
-    st = lb_fail(ps->st[b], "lb_workspace_for: no GEMM for this shape: %s",
+    st = lb_fail(st, "lb_workspace_for: no GEMM for this shape: %s",
                  lb_errmsg());
   } else {
     /* clusters from sm_90 (lb_op_create's driver launches them) */

@@ -416,21 +416,20 @@ lb_status lb_cache_query(lb_cache_state *out) {
 ** (gen/lb_gen.c and gen/lb_gemm.c write them): the recipe and shape, the
 ** kind and rows, the SM count, and a plan that is not the rules'. */
 static void from_source(const char *head, lb_cache_entry *e) {
-  char rows[24] = "", who[64] = "", plan[LB_PLAN_LEN] = "";
+  char kind[8] = "", rows[24] = "", who[64] = "", plan[LB_PLAN_LEN] = "";
   const char *p;
-  int up = 0;
   if ((p = strstr(head, "from recipe '")) != NULL)
     sscanf(p, "from recipe '%63[^']'", e->recipe);
   if ((p = strstr(head, " --n ")) != NULL)
     sscanf(p, " --n %d --k %d", &e->n, &e->k);
-  if ((p = strstr(head, "the GEMM kind, for activation rows ")) != NULL &&
-      sscanf(p, "the GEMM kind, for activation rows %23[0-9.+]", rows) == 1) {
-    size_t n = strlen(rows);
+  /* "the GEMV kind, for activation rows 1..8." (either kind's first line) */
+  if ((p = strstr(head, "): the ")) != NULL &&
+      sscanf(p, "): the %7[A-Z] kind, for activation rows %23[0-9.+]", kind,
+             rows) == 2) {
+    size_t i, n = strlen(rows);
     if (n && rows[n - 1] == '.') rows[n - 1] = '\0';   /* the sentence's */
-    snprintf(e->kernel, sizeof e->kernel, "gemm %.18s", rows);   /* (fits) */
-  } else if ((p = strstr(head, "up to ")) != NULL &&
-             sscanf(p, "up to %d rows of x", &up) == 1) {
-    snprintf(e->kernel, sizeof e->kernel, "gemv 1..%d", up);
+    for (i = 0; kind[i]; i++) kind[i] = (char)tolower((unsigned char)kind[i]);
+    snprintf(e->kernel, sizeof e->kernel, "%s %.15s", kind, rows);   /* (fits) */
   }
   if ((p = strstr(head, " --sms ")) != NULL) sscanf(p, " --sms %d", &e->sms);
   if ((p = strstr(head, "// Plan changed by ")) != NULL &&
@@ -445,7 +444,7 @@ static void from_source(const char *head, lb_cache_entry *e) {
 
 /* What made entry path: from_source on the first lines of the source its
 ** key holds, the arch from the options at the key's end.  Fields stay
-** unknown ("?", 0) where the file does not say. */
+** unknown ("?", 0: the caller's) where the file does not say. */
 static void describe(const char *path, lb_cache_entry *e) {
   char head[4096], tail[256];
   header h;
@@ -454,9 +453,6 @@ static void describe(const char *path, lb_cache_entry *e) {
   const char *p;
   size_t got;
   uint64_t key, back;
-  snprintf(e->recipe, sizeof e->recipe, "?");
-  snprintf(e->kernel, sizeof e->kernel, "?");
-  snprintf(e->plan, sizeof e->plan, "?");
   if (fd < 0) return;
   if ((f = fdopen(fd, "rb")) == NULL) {
     close(fd);
@@ -527,14 +523,15 @@ lb_status lb_cache_list(lb_cache_entry **out, int *count) {
     }
     memset(&list[n], 0, sizeof list[n]);
     memcpy(list[n].file, de->d_name, 21);   /* 20 characters and the NUL */
+    /* unknown until the file says (describe) */
+    snprintf(list[n].recipe, sizeof list[n].recipe, "?");
+    snprintf(list[n].kernel, sizeof list[n].kernel, "?");
+    snprintf(list[n].plan, sizeof list[n].plan, "?");
     if (S_ISREG(st.st_mode)) {
       list[n].bytes = (uint64_t)st.st_size;
       list[n].mtime = (long long)st.st_mtim.tv_sec;
       describe(p, &list[n]);
     } else {   /* never opened: a FIFO would wait for a writer */
-      snprintf(list[n].recipe, sizeof list[n].recipe, "?");
-      snprintf(list[n].kernel, sizeof list[n].kernel, "?");
-      snprintf(list[n].plan, sizeof list[n].plan, "?");
       snprintf(list[n].odd, sizeof list[n].odd, "%s",
                lb_file_kind(st.st_mode));
     }
