@@ -22,6 +22,8 @@
 #define SAMPLE 12       /* rows checked per M: the first, middle, last 4 */
 #define GAIN 0.97       /* a plan replaces the rules' only this much faster */
 #define RETIME 3        /* alternate timings of the winner and the rules */
+#define ONE 8           /* rows of one GEMV fragment of x */
+#define MOST 32         /* rows the GEMV takes at most (its rows knob) */
 
 /* One M's rows on the GPU and their sampled reference. */
 typedef struct rows {
@@ -42,11 +44,14 @@ typedef struct tuner {
   lb_timer t;
   int arch, sms, failed;
   int made;             /* c holds data */
+  int gv_saved;         /* the GEMV's entry was written in this run: */
+  char gv_plan[LB_PLAN_LEN];   /* its plan ("" the rules'), */
+  double gv_us, gv_rules;      /* its times */
 } tuner;
 
 /* -1: the GEMV (1..8 rows); -2: the GEMV's two fragments (9..16 rows,
-** where the recipe takes them: not tuned, its rules' plan); else the
-** GEMM's bucket. */
+** where the rules give it them: not tuned, its rules' plan; tune_reach
+** times it against the GEMM); else the GEMM's bucket. */
 static int bucket_of(const lb_recipe *r, int m) {
   lb_rows rw;
   return lb_rows_of(r, m, &rw) == LB_OK ? rw.bucket : -3;
@@ -365,12 +370,151 @@ static void tune_bucket(tuner *t, int b) {
         LB_OK) {
       printf("FAIL: lb_tune_save: %s\n", lb_errmsg());
       t->failed = 1;
+    } else if (b == -1) {   /* tune_reach writes it again, with its rows */
+      t->gv_saved = 1;
+      snprintf(t->gv_plan, sizeof t->gv_plan, "%s", keep ? tried[best] : "");
+      t->gv_us = exp(gm / n);
+      t->gv_rules = exp(gr / n);
     }
   }
   /* the op keeps the table's plan, or the rules', for what follows */
   lb_op_set_plan(t->op, m0, NULL);
   fflush(stdout);
   free(cand);
+}
+
+/* ---- the GEMV's reach --------------------------------------------------- */
+
+/* The rules' reach: the rows the GEMV takes without a rows knob. */
+static int rules_reach(const lb_recipe *r) {
+  lb_rows rw;
+  return lb_rows_of(r, ONE + 1, &rw) == LB_OK &&
+                 !strcmp(rw.kind, "gemv")
+             ? rw.hi
+             : 8;
+}
+
+/* The op's one-fragment GEMV plan with its rows knob set to rows (into
+** out); 0 where the op cannot say its plan. */
+static int with_rows(tuner *t, int reach, char *out, size_t len) {
+  char plan[LB_PLAN_LEN], *at;
+  lb_plan_from from;
+  if (lb_op_plan(t->op, 1, plan, &from) != LB_OK) return 0;
+  if ((at = strstr(plan, "rows=")) != NULL) {   /* the last knob */
+    if (at > plan && at[-1] == ',') at--;
+    *at = '\0';
+  }
+  return snprintf(out, len, "%s%srows=%d", plan, *plan ? "," : "", reach) <
+         (int)len;
+}
+
+/* The GEMM's buckets take every M past 8 rows while they are tuned: the
+** reach back at the rules' (a table from an earlier run may hold more). */
+static void pin_reach(tuner *t) {
+  char plan[LB_PLAN_LEN];
+  if (!with_rows(t, rules_reach(t->r), plan, sizeof plan) ||
+      lb_op_set_plan(t->op, 1, plan) != LB_OK) {
+    printf("FAIL: the GEMV at the rules' reach: %s\n", lb_errmsg());
+    t->failed = 1;
+  }
+}
+
+/* Times the Ms of 9..32 rows with the GEMV taking 8, 16 and 32 rows (its
+** plan's rows knob; the GEMM's buckets run their table's plans, just
+** tuned) and keeps the fastest in the GEMV's entry, where it is this
+** much faster (GAIN) than the rules' reach; the crossover between the
+** kinds is then measured for this shape and device, not a rule's. */
+static void tune_reach(tuner *t) {
+  static const int reach[3] = {8, 16, 32};
+  double us[3][LB_BENCH_MAX], sc[3];
+  char plan[3][LB_PLAN_LEN];
+  const int r0 = rules_reach(t->r);
+  int i, q, best = -1, base = -1, ok[3] = {0, 0, 0};
+  for (i = 0; i < t->o->nm; i++)
+    if (t->rw[i].m > ONE && t->rw[i].m <= MOST) break;
+  if (i == t->o->nm) return;   /* no M there */
+  printf("the GEMV's reach (m =");
+  for (i = 0; i < t->o->nm; i++)
+    if (t->rw[i].m > ONE && t->rw[i].m <= MOST)
+      printf(" %d", t->rw[i].m);
+  printf("; rows=8: the GEMM past 8 rows):\n");
+  for (q = 0; q < 3; q++) {
+    if (reach[q] == r0) base = q;
+    if (!with_rows(t, reach[q], plan[q], sizeof plan[q]) ||
+        lb_op_set_plan(t->op, 1, plan[q]) != LB_OK) {
+      printf("  rows=%d: skipped: %s\n", reach[q], lb_errmsg());
+      continue;
+    }
+    ok[q] = 1;
+    for (i = 0; i < t->o->nm && ok[q]; i++) {
+      tjob j = {t, t->rw[i].m};
+      lb_compile_info info;
+      if (j.m <= ONE || j.m > MOST) continue;
+      if (lb_op_prepare(t->op, j.m, j.m) != LB_OK ||
+          (lb_op_info_m(t->op, j.m, &info) == LB_OK && info.spill > 0 &&
+           q != base)) {
+        printf("  rows=%d: skipped at m = %d: %s\n", reach[q], j.m,
+               info.spill > 0 ? "its kernel spills" : lb_errmsg());
+        ok[q] = 0;
+      } else if (!workspace(t, j.m) || !check(t, &t->rw[i], plan[q])) {
+        t->failed = 1;
+        ok[q] = 0;
+      } else if ((us[q][i] = lb_time_it(&t->t, run_op, &j)) <= 0) {
+        ok[q] = 0;
+      }
+    }
+  }
+  if (base < 0 || !ok[base]) {
+    printf("FAIL: the rules' reach (%d rows) did not run\n", r0);
+    t->failed = 1;
+    pin_reach(t);
+    return;
+  }
+  for (q = 0; q < 3; q++) {
+    double s = 0;
+    int n = 0;
+    if (!ok[q]) continue;
+    for (i = 0; i < t->o->nm; i++)
+      if (t->rw[i].m > ONE && t->rw[i].m <= MOST) {
+        s += log(us[q][i] / us[base][i]);
+        n++;
+      }
+    sc[q] = exp(s / n);
+    printf("  rows=%-3d", reach[q]);
+    for (i = 0; i < t->o->nm; i++)
+      if (t->rw[i].m > ONE && t->rw[i].m <= MOST)
+        printf(" %8.1f", us[q][i]);
+    printf(" us  x%.3f%s\n", sc[q], q == base ? " (the rules')" : "");
+    if (best < 0 || sc[q] < sc[best]) best = q;
+  }
+  if (sc[best] > GAIN) best = base;
+  printf("  keeps rows=%d\n", reach[best]);
+  if (t->o->dry) {
+    /* nothing written */
+  } else if (!t->gv_saved) {
+    if (best != base)
+      printf("  not written: the GEMV's plan was not tuned in this run "
+             "(give --m with rows 1..8 too)\n");
+  } else {
+    char keep[LB_PLAN_LEN];
+    const char *p = t->gv_plan[0] ? t->gv_plan : NULL;
+    if (best != base) {
+      /* the tuned plan (or the rules'), every knob named, rows replaced */
+      if (lb_op_set_plan(t->op, 1, p) != LB_OK ||
+          !with_rows(t, reach[best], keep, sizeof keep))
+        keep[0] = '\0';
+      p = keep[0] ? keep : NULL;
+    }
+    if ((best != base && p == NULL) ||
+        lb_tune_save(t->ctx, t->r, t->o->n, t->o->k, 1, p, t->gv_us,
+                     t->gv_rules) != LB_OK) {
+      printf("FAIL: lb_tune_save: %s\n", lb_errmsg());
+      t->failed = 1;
+    }
+  }
+  /* the op as the table now has it */
+  lb_op_set_plan(t->op, 1, NULL);
+  fflush(stdout);
 }
 
 /* ---- the sampled rows and their reference ----------------------------- */
@@ -507,15 +651,18 @@ int lb_tune_run(const lb_tune_opts *o) {
              "rules' plan)\n", o->m[i]);
       break;
     }
-  /* every range of rows in order (lb_rows_of), but the two-fragment GEMV's */
+  /* every range of rows in order (lb_rows_of), but the two-fragment
+  ** GEMV's; then the GEMV's reach, against the GEMM's buckets as tuned */
   for (m = 1;; m = rw.hi + 1) {
     int here = 0;
     if (lb_rows_of(r, m, &rw) != LB_OK) break;
     b = rw.bucket;
     for (i = 0; i < o->nm; i++) here |= bucket_of(r, o->m[i]) == b;
     if (here && b != -2) tune_bucket(&t, b);
+    if (b == -1) pin_reach(&t);
     if (rw.hi == 0) break;
   }
+  tune_reach(&t);
   clock_gettime(CLOCK_MONOTONIC, &ts);
   printf("%s in %.1f s%s%s\n", o->dry ? "timed (dry run: nothing written)"
                                       : "tuning table",

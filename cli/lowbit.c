@@ -532,6 +532,8 @@ static int generate(const args *a, const lb_recipe *r, int m, char **src) {
     snprintf(why, sizeof why, "%s", plan_why(a->plan));
     if (lb_describe(r, a->n, a->k, m, a->sms, &d) != LB_OK)
       snprintf(d.kind, sizeof d.kind, "?");
+    if (strstr(why, ": its GEMV takes") != NULL)   /* the rows knob's */
+      snprintf(d.kind, sizeof d.kind, "gemv");
     say("--plan %s for m = %d (%s's %s): %s", a->plan, m, lb_recipe_name(r),
         !strcmp(d.kind, "gemv") ? "GEMV" : !strcmp(d.kind, "gemm") ? "GEMM"
         : "kernel", why);
@@ -631,7 +633,12 @@ static int compile_recipe(const args *a, const lb_recipe *r, const int *ms,
       rc = 1;
       continue;
     }
-    if (a->plan)   /* lb_describe speaks of the rules' plan */
+    /* lb_describe speaks of the rules' plan; a GEMV plan's rows knob can
+    ** give m to the GEMV: the kind the source's first line names */
+    if (a->plan && strstr(src, "the GEMV kind") != NULL &&
+        strstr(src, "the GEMV kind") < strchr(src, '\n'))
+      snprintf(d.kind, sizeof d.kind, "gemv");
+    if (a->plan)
       printf("%s m=%d: %s, the plan \"%s\"\n", lb_recipe_name(r), ms[j],
              d.kind, a->plan);
     else

@@ -40,7 +40,10 @@ static const lb_knob knob[] = {
     ** to tune: never tried */
     {"fold", 1, 8, 1, 0, {0}},
     {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}},
-    {"rsplit", 0, 1, 0, 2, {0, 1}},    {"ph", 1, 4, 1, 3, {1, 2, 4}}};
+    {"rsplit", 0, 1, 0, 2, {0, 1}},    {"ph", 1, 4, 1, 3, {1, 2, 4}},
+    /* the GEMV's reach, an op's choice between kinds: lowbit tune times
+    ** it apart (lb_tuner.c), never as a knob of one kernel */
+    {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}}};
 #define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -68,6 +71,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[10] >= 0) cfg->sr = v[10];
   if (v[11] >= 0) cfg->rsplit = v[11];
   if (v[12] >= 0) cfg->ph = v[12];
+  if (v[13] >= 0) cfg->rows = v[13];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the rules' warps leave room for
   ** two; plan() keeps one where a warp has one tile) */
@@ -124,6 +128,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[10] = c->sring > 0;
   v[11] = c->rsplit;
   v[12] = c->ph;
+  v[13] = c->rows;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -249,11 +254,16 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   cfg->xs_m = cfg->xres / cfg->xrowb;
 }
 
+/* Fragments of 8 rows of x that m rows take: 1, 2 (9..16), 4 (17..32). */
+static int frags_of(int m) {
+  return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
+}
+
 /* Code rows in a chunk (the template's LB_XC: change the two together):
-** the rows whose activations are loaded ahead together, 4, or 2 with two
+** the rows whose activations are loaded ahead together, 4, or 4 / the
 ** fragments; a code-row split and phases give a warp whole chunks. */
 static int chunk_rows(const lb_layout *lay, int m) {
-  return lay->codes < 4 ? lay->codes : 4 / (m > LB_MAX_M ? 2 : 1);
+  return lay->codes < 4 ? lay->codes : 4 / frags_of(m);
 }
 
 int lb_gemv_rows(const lb_recipe *r) {
@@ -270,7 +280,15 @@ int lb_gemv_rows(const lb_recipe *r) {
 }
 
 int lb_gemv_frags(const lb_recipe *r, int m) {
-  return m < 1 || m > lb_gemv_rows(r) ? 0 : m > LB_MAX_M ? 2 : 1;
+  return m < 1 || m > lb_gemv_rows(r) ? 0 : frags_of(m);
+}
+
+int lb_gemv_reach(const lb_recipe *r, const char *plan) {
+  int v[NKNOB];
+  if (plan != NULL && lb_knobs_parse(plan, "", knob, NKNOB, v) == LB_OK &&
+      v[13] > 0)
+    return v[13];
+  return lb_gemv_rows(r);
 }
 
 static lb_status plan(const lb_format *f, int n, int k, int sms,
@@ -564,12 +582,48 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
+  cfg->rows = lb_gemv_rows(f->r);
   {
     int v[NKNOB];
     const lb_status st = parse_plan(tune, from, v);
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
   }
+  /* Four fragments (17..32 rows) hold twice the sums of two: blocks of 8
+  ** warps (128 registers) spilled them (a16w4_g128 at 8192 x 8192, sm_90:
+  ** 12 bytes; bf16w4_g128 32), blocks of 4 do not; and a block's sums
+  ** meet in 2 KB a warp (templates/gemv.cu, lb_red), which 8 warps (or a
+  ** fold to 8 before sm_90) would take past 99 KB beside the ring. */
+  if (frags_of(m) == 4) {
+    if (cfg->warps > 4) cfg->warps = 4;
+    if (cfg->split > cfg->warps) cfg->split = cfg->warps;
+    while (cfg->warps * cfg->fold > 4) cfg->fold /= 2;
+  }
+  /* More rows than one fragment dequantise every weight before the MMA
+  ** (templates/gemv.cu, LB_DQB), which f32 dequantisation does not; four
+  ** fragments of 5- to 7-bit codes spilled (a16w6_g128 at 4096 x 4096:
+  ** 36 bytes at 255 registers).  A plan's rows asking for either is the
+  ** plan's error; a kernel for such rows, the caller's. */
+  {
+    const int most = f->mode == LB_DQM_F32 ? LB_MAX_M
+                     : lay.bits >= 5 && lay.bits <= 7 ? 2 * LB_MAX_M
+                                                      : LB_GEMV_MOST;
+    const char *why = f->mode == LB_DQM_F32
+                          ? "it dequantises in f32, after its MMA"
+                          : "four fragments of x spill";
+    if (cfg->rows > most)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": rows=%d: recipe '%s': its GEMV "
+                     "takes %d rows at most (%d-bit codes: %s)",
+                     from ? from : "lb_generate", tune ? tune : "", cfg->rows,
+                     f->r->name, most, lay.bits, why);
+    if (m > most)
+      return lb_fail(LB_EARG, "lb_generate: m = %d: recipe '%s': its GEMV "
+                     "takes %d rows at most (%d-bit codes: %s)", m,
+                     f->r->name, most, lay.bits, why);
+  }
+  if (m > LB_GEMV_MOST)
+    return lb_fail(LB_EARG, "lb_generate: m = %d: the GEMV takes %d rows at "
+                   "most", m, LB_GEMV_MOST);
   /* A code-row split as the template has it (lb_part): lazy words, no
   ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
   ** two fragments); a split of one is none. */
@@ -607,15 +661,15 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->lazy && cfg->cluster == 1 &&
       tiles <= (cfg->rsplit ? 1 : cfg->split) && cfg->grid > sms)
     cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
-  cfg->nf = m > LB_MAX_M ? 2 : 1;   /* (lb_gemv_frags, for m it takes) */
+  cfg->nf = frags_of(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
   /* x resident for the rows this kernel runs (one fragment 1..8, two
-  ** 9..16): up to its most, and none where x would not hold its fewest (an
+  ** 9..16, four 17..32): up to its most, and none where x would not hold its fewest (an
   ** lb_gemv_xs that never launches costs its compile: a16w4_g128's, two
   ** fragments at 8192 x 8192 on sm_90, also spilled until 2026-11-28). */
   {
-    const int most = LB_MAX_M * cfg->nf, fewest = most - LB_MAX_M + 1;
+    const int most = LB_MAX_M * cfg->nf, fewest = cfg->nf > 1 ? most / 2 + 1 : 1;
     if (cfg->xs_m > most) cfg->xs_m = most;
     if (cfg->xs_m < fewest) cfg->xs_m = 0;
   }

@@ -20,6 +20,7 @@
 #define LB_SRES_KB 16    /* a block's resident scales and zeros, at most */
 #define LB_XRES_KB 32    /* a block's resident activations, at most */
 #define LB_MAX_M 8       /* activation rows one GEMV fragment takes (mma n = 8) */
+#define LB_GEMV_MOST 32  /* rows the GEMV takes at most (four fragments) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms) and
 ** LOWBIT_PLAN alone and written into the source, so the same inputs give
@@ -38,7 +39,9 @@ typedef struct lb_gemv_cfg {
   int lazy;     /* words read from the ring where used (wide codes) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
-  int nf;       /* fragments of 8 rows of x (2: m up to 16) */
+  int nf;       /* fragments of 8 rows of x (2: m up to 16, 4: 32) */
+  int rows;     /* the op's GEMV takes 1..rows (8, 16, 32; plan knob,
+                ** read from the plan of 1..8 rows; lb_gemv_rows) */
   int pf;       /* x, scales and zeros from global memory prefetched into
                 ** L2 with each tile's words */
   int fold;     /* before sm_90 (no clusters), fold blocks of a cluster
@@ -61,10 +64,17 @@ typedef struct lb_gemv_cfg {
 ** of x, twice that with two (9..16 rows, where the rules measured them
 ** faster than the GEMM); the GEMM's buckets take the rest. */
 int lb_gemv_rows(const lb_recipe *r);
-/* The fragments of x the GEMV runs m rows with: 1 (up to LB_MAX_M), 2
-** (up to lb_gemv_rows), 0 where the GEMM's buckets take m. */
+/* The fragments of x the GEMV runs m rows with under the rules: 1 (up to
+** LB_MAX_M), 2 (up to lb_gemv_rows), 0 where the GEMM's buckets take m.
+** A plan's rows knob (lowbit tune, lb_op_set_plan) moves the reach to 16
+** or 32 rows, four fragments past 16. */
 int lb_gemv_frags(const lb_recipe *r, int m);
-/* The GEMV's source for m rows (one fragment up to LB_MAX_M, else two),
+/* The GEMV's reach under plan: its rows knob, else lb_gemv_rows (the
+** rules'); a plan that does not parse counts as none (its generation
+** says what is wrong). */
+int lb_gemv_reach(const lb_recipe *r, const char *plan);
+/* The GEMV's source for m rows (one fragment up to LB_MAX_M, two to 16,
+** four to LB_GEMV_MOST),
 ** also giving the plan it was made for (cfg may be NULL).  The plan is
 ** made once, so the two cannot disagree.  plan: knobs in words replacing
 ** planned values (NULL: none); from: where they came from (LOWBIT_PLAN,

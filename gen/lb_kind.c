@@ -1,6 +1,6 @@
 /*
 ** lb_kind.c: which kernel kind serves m activation rows (the GEMV up to
-** lb_gemv_rows, else the GEMM of m's bucket), its source, and a description of
+** the GEMV's reach, else the GEMM of m's bucket), its source, and a description of
 ** its kernel that callers can print without reading the generator's
 ** structs (lowbit compile, bindings).
 */
@@ -19,18 +19,29 @@ static lb_status check_m(int m, const char *fn) {
   return LB_OK;
 }
 
+/* The GEMV's reach under LOWBIT_PLAN (its rows knob), else the rules'. */
+static int reach(const lb_recipe *r) {
+  return lb_gemv_reach(r, getenv("LOWBIT_PLAN"));
+}
+
+/* Fragments of x for m rows of the GEMV (1, 2, 4). */
+static int frags(int m) {
+  return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
+}
+
 lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
   lb_status st;
   if (out) memset(out, 0, sizeof *out);
   if (r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_rows_of: %s is NULL", r ? "out" : "recipe");
   if ((st = check_m(m, "lb_rows_of")) != LB_OK) return st;
-  if (m <= lb_gemv_rows(r)) {
-    const int nf = lb_gemv_frags(r, m);
+  if (m <= reach(r)) {
+    const int nf = frags(m);
     snprintf(out->kind, sizeof out->kind, "gemv");
-    out->lo = nf == 1 ? 1 : LB_MAX_M + 1;
-    out->hi = nf == 1 ? LB_MAX_M : lb_gemv_rows(r);
-    out->bucket = -nf;
+    out->lo = nf == 1 ? 1 : nf == 2 ? LB_MAX_M + 1 : 2 * LB_MAX_M + 1;
+    out->hi = nf == 1 ? LB_MAX_M : nf == 2 ? 2 * LB_MAX_M : LB_GEMV_MOST;
+    if (out->hi > reach(r)) out->hi = reach(r);
+    out->bucket = nf == 4 ? -3 : -nf;
     return LB_OK;
   }
   snprintf(out->kind, sizeof out->kind, "gemm");
@@ -44,7 +55,7 @@ lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
-  if (m <= lb_gemv_rows(r))
+  if (m <= reach(r))
     return lb_gen_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
                        0, NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
@@ -56,7 +67,7 @@ lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
-  if (m <= lb_gemv_rows(r))
+  if (m <= lb_gemv_reach(r, plan))
     return lb_gen_gemv(r, n, k, m, sms, plan, "lb_generate_plan", 0, NULL,
                        src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
@@ -94,7 +105,7 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   memset(out, 0, sizeof *out);
   if (r == NULL) return lb_fail(LB_EARG, "%s: recipe is NULL", fn);
   if ((st = check_m(m, fn)) != LB_OK) return st;
-  if (m <= lb_gemv_rows(r)) {
+  if (m <= reach(r)) {
     lb_gemv_cfg c;
     char fold[48] = "", xs[40];
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
@@ -113,7 +124,9 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
                  "stage(s)%s, %s%s", c.grid, c.warps,
                  c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
                  fold, c.stages, c.lazy ? " (lazy)" : "", xs,
-                 c.nf > 1 ? ", two fragments of x (9..16 rows)" : "");
+                 c.nf == 4   ? ", four fragments of x (17..32 rows)"
+                 : c.nf == 2 ? ", two fragments of x (9..16 rows)"
+                             : "");
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
         ** the 99 KB parts come before sm_90 and run the folded one */
       int t;
@@ -267,7 +280,7 @@ lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = lb_plan_gemv(r, n, k, 1, sms, NULL, "lb_workspace_for", &gv)) !=
       LB_OK)
     return st;
-  rows = lb_gemv_rows(r);
+  rows = reach(r);
   if (m <= rows) return LB_OK;   /* the GEMV splits in clusters or not at all */
   if ((ps = malloc(sizeof *ps)) == NULL)
     return lb_fail(LB_EMEM, "lb_workspace_for: no memory");

@@ -122,7 +122,8 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 ** kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end), and the range's
 ** index, as lb_op_plan, the tuning table and `lowbit tune` key plans: -1
 ** the GEMV with one fragment of x (1..8 rows), -2 with two (9..16 rows,
-** 3- and 4-bit codes), 0.. the GEMM's buckets.  To walk every range,
+** 3- and 4-bit codes), -3 with four (17..32: a GEMV plan's rows knob,
+** LOWBIT_PLAN here), 0.. the GEMM's buckets.  To walk every range,
 ** start at m = 1 and go on from hi + 1 until hi is 0. */
 typedef struct lb_rows {
   char kind[8];
@@ -191,7 +192,7 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       run as a second launch on the kernel of their own count (1, the
 **       rules'; lb_op_tail) or in one more tile (0; every part)
 **   plain=1  no dequantisation: wrong results, for timing only
-** The GEMV's (m <= 8, m <= 16 for 3- and 4-bit codes; gen/lb_gen.c):
+** The GEMV's (m up to its reach, rows below; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
 **   split  warps sharing a channel group's tiles (1, 2, 4, 8)
 **   stages  ring depth (1 .. 8; 1 where a warp has one tile and the
@@ -211,6 +212,11 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   ph  copies a warp's only tile comes in, its math starting on the
 **   first (1, 2, 4; lazy words where a warp has one tile of K at most;
 **   the rules' 4 for 7-bit codes there)
+**   rows  the GEMV's reach: it takes 1..rows rows and the GEMM the rest
+**   (8, 16, 32; the rules' 16 for 3- and 4-bit codes, else 8; above 8
+**   only where the recipe's GEMV folds its scales, not bf16 8-bit).  An
+**   op reads it from the plan of 1..8 rows; lowbit tune times the three
+**   and keeps the fastest for 9..32 rows in the table's GEMV plan.
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM

@@ -55,7 +55,7 @@ typedef struct lb_bucket {
 } lb_bucket;
 
 /* A GEMV kernel of the op, compiled with it: one fragment of x (up to
-** LB_MAX_M rows) or two. */
+** LB_MAX_M rows), two (up to 16) or four (up to 32). */
 typedef struct lb_gv {
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
@@ -73,16 +73,23 @@ struct lb_op {
   int n, k;
   int has_zeros, has_bias;
   int out_size;
-  int rows;               /* the GEMV's rows (lb_gemv_rows): 8, or 16 */
-  lb_gv gv[2];            /* the GEMV: one fragment of x, two (rows 16) */
+  int rows;               /* the GEMV's reach, its plan's rows: 8, 16, 32 */
+  lb_gv gv[3];            /* the GEMV: one fragment of x, two, four (fn
+                          ** NULL where not made: past its reach) */
   pthread_mutex_t lock;   /* guards compiling a bucket */
   lb_bucket gemm[LB_GEMM_BUCKETS];
   int overlap;            /* lb_op_overlap: launch with PDL */
 };
 
+/* The GEMV kernel for m rows (0: one fragment, 1: two, 2: four), the
+** rows each is made for, and how many the reach `rows` takes. */
+static int gv_index(int m) { return m > 2 * LB_MAX_M ? 2 : m > LB_MAX_M; }
+static const int gv_rows[3] = {1, 2 * LB_MAX_M, LB_GEMV_MOST};
+static int gv_count(int rows) { return gv_index(rows) + 1; }
+
 /* The GEMV that m rows run, or NULL where the GEMM's buckets take them. */
 static const lb_gv *gemv_of(const lb_op *op, int m) {
-  return m > op->rows ? NULL : &op->gv[m > LB_MAX_M];
+  return m > op->rows ? NULL : &op->gv[gv_index(m)];
 }
 
 /* Bucket b's plan where it has a source (lb_gemm_cfg_fn). */
@@ -384,7 +391,7 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   }
   plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_PLAN", table, said,
             sizeof said);
-  if ((st = lb_gen_gemv(&op->rec, op->n, op->k, v ? op->rows : 1, c->sms,
+  if ((st = lb_gen_gemv(&op->rec, op->n, op->k, gv_rows[v], c->sms,
                         plan, said, early, &cfg, &src)) != LB_OK)
     return st;
   memset(&info, 0, sizeof info);
@@ -430,6 +437,27 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
                            lb_plan_from from, const char *table,
                            const char *where) {
   return make_gemv(op, v, op->overlap, plan, from, table, where, &op->gv[v]);
+}
+
+/* The one-fragment GEMV from plan (as load_gemv), then the others its
+** reach (the plan's rows) takes, where not made yet; all or nothing: the
+** op as it was when any fails. */
+static lb_status set_gemv(lb_op *op, const char *plan, lb_plan_from from,
+                          const char *table, const char *where) {
+  const lb_gv old = op->gv[0];
+  lb_status st = load_gemv(op, 0, plan, from, table, where);
+  int v, rows;
+  if (st != LB_OK) return st;
+  rows = op->gv[0].cfg.rows;
+  for (v = 1; v < gv_count(rows) && st == LB_OK; v++)
+    if (op->gv[v].fn == NULL)
+      st = load_gemv(op, v, NULL, LB_PLAN_RULES, NULL, where);
+  if (st != LB_OK) {
+    op->gv[0] = old;
+    return st;
+  }
+  op->rows = rows;
+  return LB_OK;
 }
 
 /* Bucket b's source and plan: plan from `from` (LB_PLAN_SET, or the
@@ -511,21 +539,17 @@ lb_status lb_op_create(lb_ctx *c, const lb_recipe *r, int n, int k,
   op->has_zeros = r->zeros;
   op->has_bias = r->bias;
   op->out_size = lb_dtype_size(r->out);
-  op->rows = lb_gemv_rows(r);
   /* Each kernel's plan: the environment's (LOWBIT_PLAN for the GEMV,
   ** LOWBIT_GEMM for the GEMM), else the tuning table's, else the rules'.
   ** The GEMV is compiled now; the GEMM buckets' sources are made now,
   ** their kernels compiled when first needed. */
-  /* (the two-fragment GEMV is not in the tuning table: its rules, or
-  ** LOWBIT_PLAN) */
+  /* (the GEMV of two or four fragments is not in the tuning table: its
+  ** rules, or LOWBIT_PLAN; the one-fragment GEMV's plan sets their reach) */
   if ((st = table_plans(op, plans, table, sizeof table, "lb_op_create")) !=
           LB_OK ||
-      (st = load_gemv(op, 0, plans[0][0] ? plans[0] : NULL,
-                      plans[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
-                      "lb_op_create")) != LB_OK ||
-      (op->rows > LB_MAX_M &&
-       (st = load_gemv(op, 1, NULL, LB_PLAN_RULES, NULL, "lb_op_create")) !=
-           LB_OK)) {
+      (st = set_gemv(op, plans[0][0] ? plans[0] : NULL,
+                     plans[0][0] ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+                     "lb_op_create")) != LB_OK) {
     free(op);
     return st;
   }
@@ -566,12 +590,17 @@ lb_status lb_op_set_plan(lb_op *op, int m, const char *plan) {
     return st;
   pthread_mutex_lock(&op->lock);
   if (m <= op->rows) {   /* the GEMV: compiled now, kept if that fails */
-    const int v = m > LB_MAX_M;
-    /* the table holds the one-fragment GEMV's plan only */
+    const int v = gv_index(m);
+    /* the table holds the one-fragment GEMV's plan only, which also
+    ** sets the GEMV's reach */
     const char *tp = !v && found[0][0] ? found[0] : NULL;
-    st = plan ? load_gemv(op, v, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
-         : load_gemv(op, v, tp, tp ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
-                     "lb_op_set_plan");
+    if (v == 0)
+      st = plan ? set_gemv(op, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
+           : set_gemv(op, tp, tp ? LB_PLAN_TABLE : LB_PLAN_RULES, table,
+                      "lb_op_set_plan");
+    else
+      st = plan ? load_gemv(op, v, plan, LB_PLAN_SET, NULL, "lb_op_set_plan")
+           : load_gemv(op, v, NULL, LB_PLAN_RULES, NULL, "lb_op_set_plan");
     pthread_mutex_unlock(&op->lock);
     return st;
   }
@@ -794,7 +823,7 @@ lb_status lb_op_tail(const lb_op *op, int m, int *rows) {
 }
 
 lb_status lb_op_overlap(lb_op *op, int on) {
-  lb_gv gv2[2];
+  lb_gv gv2[3];
   lb_status st = LB_OK;
   int v;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_overlap: op is NULL");
@@ -810,9 +839,13 @@ lb_status lb_op_overlap(lb_op *op, int on) {
   ** loads): made again, with the plan it has, and swapped in only when
   ** every fragment's compiled. */
   pthread_mutex_lock(&op->lock);
-  for (v = 0; v < 1 + (op->rows > LB_MAX_M) && st == LB_OK; v++) {
+  for (v = 0; v < 3 && st == LB_OK; v++) {
     const lb_gv *gv = &op->gv[v];
     char plan[LB_PLAN_LEN];
+    if (gv->fn == NULL) {   /* not made (past the reach) */
+      gv2[v] = *gv;
+      continue;
+    }
     lb_gemv_plan_text(&gv->cfg, plan, sizeof plan);
     /* the rules' (or LOWBIT_PLAN's) are made again as they were made */
     st = make_gemv(op, v, on,

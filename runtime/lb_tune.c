@@ -100,7 +100,10 @@ static int parse_entry(const char *line, entry *e, const char **what,
   char key[32], plan[LB_PLAN_LEN + 1], recipe[65];
   int used = 0, i;
   memset(e, 0, sizeof *e);
-  if (sscanf(line, "%31s %d %d %d %96s %lf %lf %64s %n", key, &e->bucket,
+  /* (the plan's width: LB_PLAN_LEN, the buffer's less its NUL; a plan of
+  ** that many characters is refused below, as lb_tune_save refuses it) */
+  _Static_assert(LB_PLAN_LEN == 128, "the %128s below is LB_PLAN_LEN");
+  if (sscanf(line, "%31s %d %d %d %128s %lf %lf %64s %n", key, &e->bucket,
              &e->n, &e->k, plan, &e->us, &e->us_rules, recipe, &used) != 8 ||
       line[used] != '\0') {
     *what = "expected: key bucket n k plan us us-by-the-rules recipe";

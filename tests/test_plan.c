@@ -72,9 +72,12 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
       free(s2);
     }
   }
-  CHECK(c.nf == (m > LB_MAX_M ? 2 : 1), "%s n=%d k=%d m=%d: %d fragments",
+  CHECK(c.nf == (m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1),
+        "%s n=%d k=%d m=%d: %d fragments",
         name, n, k, m, c.nf);
-  red = LB_WARPS * 4 * c.nf * 32 * 4;   /* the template's red[] */
+  /* the template's lb_red[LB_WARPS][4 LB_NF][32], the block's warps (the
+  ** folded block's before sm_90, at least as many) */
+  red = c.warps * c.fold * 4 * c.nf * 32 * 4;
   lb_layout_of(r, &lay);
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
@@ -141,9 +144,39 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
 
 static void check_plan(const lb_recipe *r, const char *name, int n, int k,
                        int sms) {
+  lb_gemv_cfg c;
   check_plan_with(r, name, n, k, 1, sms, NULL);
   if (lb_gemv_rows(r) > LB_MAX_M)
     check_plan_with(r, name, n, k, lb_gemv_rows(r), sms, NULL);
+  /* two and four fragments, which a plan's rows knob reaches, wherever
+  ** the GEMV folds its scales; refused, saying why, where it does not */
+  if (lb_plan_gemv(r, n, k, 2 * LB_MAX_M, sms, NULL, "test", &c) == LB_OK &&
+      r->bits >= 5 && r->bits <= 7) {
+    check_plan_with(r, name, n, k, 2 * LB_MAX_M, sms, NULL);
+    check_plan_with(r, name, n, k, 1, sms, "rows=16");
+    CHECK(lb_plan_gemv(r, n, k, 1, sms, "rows=32", "test", &c) != LB_OK &&
+              strstr(lb_errmsg(), "four fragments of x spill") != NULL,
+          "%s n=%d k=%d: rows=32 of %d-bit codes: %s", name, n, k, r->bits,
+          lb_errmsg());
+  } else if (lb_plan_gemv(r, n, k, LB_GEMV_MOST, sms, NULL, "test", &c) ==
+             LB_OK) {
+    check_plan_with(r, name, n, k, 2 * LB_MAX_M, sms, NULL);
+    check_plan_with(r, name, n, k, LB_GEMV_MOST, sms, NULL);
+    check_plan_with(r, name, n, k, 1, sms, "rows=32");
+    CHECK(lb_plan_gemv(r, n, k, 1, sms, "rows=32", "test", &c) == LB_OK &&
+              c.rows == 32 && lb_gemv_reach(r, "rows=32") == 32,
+          "%s n=%d k=%d: rows=32 is not the plan's reach", name, n, k);
+  } else {
+    CHECK(strstr(lb_errmsg(), "dequantises in f32") != NULL &&
+              lb_plan_gemv(r, n, k, 1, sms, "rows=16", "test", &c) !=
+                  LB_OK &&
+              strstr(lb_errmsg(), "plan \"rows=16\": rows=16") != NULL,
+          "%s n=%d k=%d: no GEMV past 8 rows, but not said: %s", name, n, k,
+          lb_errmsg());
+  }
+  CHECK(lb_plan_gemv(r, n, k, LB_GEMV_MOST + 1, sms, NULL, "test", &c) !=
+            LB_OK,
+        "%s n=%d k=%d: a GEMV of %d rows", name, n, k, LB_GEMV_MOST + 1);
 }
 
 static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,

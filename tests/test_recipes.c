@@ -286,6 +286,35 @@ static void one(const char *path) {
       }
     }
   }
+  {
+    /* The GEMV's reach past the rules' (a plan's rows knob, which lowbit
+    ** tune may keep): two fragments at rows=16, four at rows=32, compiled for
+    ** each arch without warnings or spills, at 4096 x 4096 and 8192 x
+    ** 8192; or refused, saying why, where the GEMV cannot take them. */
+    static const int rm[] = {16, 32};
+    size_t j, q;
+    for (j = 0; j < sizeof rm / sizeof rm[0]; j++)
+      for (q = 4096; q <= 8192; q += 4096) {
+        char *g = NULL;
+        const int f0 = failures;
+        const lb_status st =
+            lb_generate_plan(r, (int)q, (int)q, rm[j], 132,
+                             rm[j] > 16 ? "rows=32" : "rows=16", &g);
+        if (st != LB_OK) {
+          CHECK(strstr(lb_errmsg(), "dequantises in f32") != NULL ||
+                    (rm[j] > 16 && strstr(lb_errmsg(), "fragments of x spill")),
+                "gen rows=%d: %s", rm[j], lb_errmsg());
+          printf("  GEMV rows=%d: refused (%s)\n", rm[j], lb_errmsg());
+          break;
+        }
+        CHECK(strstr(g, rm[j] > 16 ? "LB_NF = 4" : "LB_NF = 2") != NULL,
+              "gen rows=%d: not %d fragments", rm[j], rm[j] / 8);
+        compile_archs(g, rm[j]);
+        printf("  GEMV rows=%d %zu x %zu: sm_80/86/89/90 %s\n", rm[j], q, q,
+               verdict(f0));
+        free(g);
+      }
+  }
   round_trip(r, 3, r->group ? r->group : 32, 1);
   round_trip(r, 17, 1024, 2);
   round_trip(r, 5, 4096 + (r->group ? r->group : 32), 3);

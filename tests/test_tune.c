@@ -343,6 +343,26 @@ static void table(const lb_recipe *r) {
                   LB_OK &&
               strcmp(vplan[0], "split=2") == 0,
           "the GEMV's plan: found \"%s\": %s", vplan[0], lb_errmsg());
+    /* a plan with every knob named, as lowbit tune writes them: read
+    ** back whole (the reader's width was 96 characters when a GEMV plan
+    ** with its rows knob had 110, and the table failed to load) */
+    {
+      lb_gemv_cfg c;
+      char full[LB_PLAN_LEN];
+      CHECK(lb_plan_gemv(r, N, K, 1, 132, "rows=32", "t", &c) == LB_OK,
+            "plan rows=32: %s", lb_errmsg());
+      lb_gemv_plan_text(&c, full, sizeof full);
+      CHECK(strlen(full) > 96 && strstr(full, ",rows=32") != NULL,
+            "the whole plan \"%s\"", full);
+      CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 4, full, 9, 9.5) == LB_OK &&
+                lb_tune_find_dev(DEV, &vkey, 1, vplan, name, sizeof name,
+                                 "t") == LB_OK &&
+                strcmp(vplan[0], full) == 0,
+            "the whole GEMV plan: found \"%s\": %s", vplan[0], lb_errmsg());
+      CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 4, "split=2", 9, 9.5) ==
+                LB_OK,
+            "save the GEMV's again: %s", lb_errmsg());
+    }
   }
   /* the same key again: replaced, one line */
   CHECK(lb_tune_save_dev(DEV, 132, r, N, K, 33, "wn=4,r=4", 40, 60.25) ==

@@ -163,7 +163,9 @@ fi
 # two warps, rsplit, with M = 5), and 7-bit codes at K = 1024, N = 4096
 # (a warp's only tile in four copies, ph, with M = 3); bf16 activations at
 # 64 rows, 8-bit codes at 24 rows of a layer wide enough for sm_90's wgmma
-# plan (4224 channels) and 5-bit codes at M = 8.  Each case then
+# plan (4224 channels) and 5-bit codes at M = 8; the GEMV with four
+# fragments of x (LOWBIT_PLAN rows=32, given after 'gemv:'), 4-bit codes
+# at 24 rows and 3-bit codes at 31.  Each case then
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
@@ -186,7 +188,9 @@ if room 60 sanitizer; then
          "$root/bench/recipes/a16w7_g32.lua 3 4096 1024"
          "$root/recipes/bf16w4_g128.lua 64 1000 2048"
          "$root/recipes/a16w8_channel.lua 24 4224 1024"
-         "$root/bench/recipes/a16w5_g64.lua 8 1000 1024")
+         "$root/bench/recipes/a16w5_g64.lua 8 1000 1024"
+         "gemv:rows=32:$root/recipes/a16w4_g128.lua 24 4112 1024"
+         "gemv:rows=32:$root/recipes/a16w3_g128.lua 31 1000 4096")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
@@ -202,15 +206,18 @@ if room 60 sanitizer; then
     : >"$log"
     : >"$out/san.$tool.summary"
     for c in "${cases[@]}"; do
-      local plan=
-      case $c in wg=*:*) plan=${c%%:*}; c=${c#*:} ;; esac
+      local plan= vplan=
+      case $c in
+        gemv:*) c=${c#gemv:}; vplan=${c%%:*}; c=${c#*:} ;;
+        wg=*:*) plan=${c%%:*}; c=${c#*:} ;;
+      esac
       # shellcheck disable=SC2086
-      env ${plan:+LOWBIT_GEMM=$plan} timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
+      env ${plan:+LOWBIT_GEMM=$plan} ${vplan:+LOWBIT_PLAN=$vplan} timeout 300 "$cs" --tool "$tool" --kernel-name kns=lb_ \
         --error-exitcode 99 "$build/tests/test_gpu" --case $c >"$log.tmp" 2>&1
       rc=$?
       cat "$log.tmp" >>"$log"
       line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log.tmp" | tail -1)
-      echo "$tool $(basename "${c%% *}")${plan:+ $plan}: ${line:-no summary} (exit $rc)" \
+      echo "$tool $(basename "${c%% *}")${plan:+ $plan}${vplan:+ $vplan}: ${line:-no summary} (exit $rc)" \
         >>"$out/san.$tool.summary"
     done
     rm -f "$log.tmp"

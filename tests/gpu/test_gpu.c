@@ -534,6 +534,8 @@ static void bad_args(lb_ctx *ctx, const lb_recipe *r) {
   cudaFree(buf);
 }
 
+static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed);
+
 static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
   lb_recipe *r;
   int g, t, m, s;
@@ -619,6 +621,7 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
     GCHECK(streams_run > 0, "no unsplit case ran on two streams");
     splits_run = tails_run = streams_run = 0;
   }
+  reach_check(ctx, r, seed++);
   overlap_case(ctx, r, 5, 1024, seed++, stream);
   overlap_case(ctx, r, 40, 1024, seed++, stream);
   overlap_case(ctx, r, 129, 1024, seed++, stream);   /* two parts (lb_op_tail) */
@@ -849,6 +852,67 @@ static void plan_run(const lb_op *op, dev_case *d, int m, void *ws,
     return;
   }
   check_y(&v, d->dy, d->hy, d->y64, d->mag64, what, &err, &rel);
+}
+
+/* The GEMV's reach (the rows knob of its one-fragment plan): with rows=16
+** and rows=32 the GEMV takes 9..16 (two fragments of x) and 17..32 (four),
+** the GEMM the rows past it; each against the reference, also launched
+** early (lb_op_overlap); rows=8 gives 9 rows to the GEMM.  Recipes whose
+** GEMV cannot take them are refused, saying why. */
+static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
+  static const int ms[] = {9, 13, 16, 17, 24, 31, 32};
+  static const int reach[] = {16, 32, 8};
+  const int g = r->group ? r->group : 32;
+  const int shapes[][2] = {{3 * g, 257}, {1024, 4112}, {8192 + g, 1000}};
+  int s, q, i, runs = 0, before = failures;
+  for (s = 0; s < 3; s++) {
+    dev_case d;
+    lb_op *op = NULL;
+    int k = shapes[s][0];
+    if (r->group && k % r->group) k = r->group * (k / r->group + 1);
+    if (!dev_case_make(&d, r, 32, shapes[s][1], k, seed + (uint64_t)s) ||
+        lb_op_create(ctx, r, shapes[s][1], k, &op) != LB_OK) {
+      GCHECK(0, "reach: data or op: %s", lb_errmsg());
+      if (d.made) dev_case_free(&d);
+      continue;
+    }
+    for (q = 0; q < 3; q++) {
+      char plan[16], what[160], got[LB_PLAN_LEN];
+      lb_plan_from from;
+      snprintf(plan, sizeof plan, "rows=%d", reach[q]);
+      if (lb_op_set_plan(op, 1, plan) != LB_OK) {
+        GCHECK(reach[q] > 8 && (strstr(lb_errmsg(), "dequantises in f32") ||
+                                (reach[q] > 16 &&
+                                 strstr(lb_errmsg(), "fragments of x spill"))),
+               "reach: %s %s: %s", lb_recipe_name(r), plan, lb_errmsg());
+        continue;
+      }
+      for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
+        const int m = ms[i];
+        snprintf(what, sizeof what, "%s %s m=%d n=%d k=%d",
+                 lb_recipe_name(r), plan, m, shapes[s][1], k);
+        /* the GEMV's plans name their reach; the GEMM's do not */
+        GCHECK(lb_op_plan(op, m, got, &from) == LB_OK &&
+                   (strstr(got, "rows=") != NULL) == (m <= reach[q]),
+               "%s: the kernel of another kind ran (plan %s)", what, got);
+        plan_run(op, &d, m, NULL, 0, what);
+        runs++;
+      }
+      if (reach[q] == 32 && lb_op_overlap(op, 1) == LB_OK) {
+        snprintf(what, sizeof what, "%s %s m=24 n=%d k=%d, early",
+                 lb_recipe_name(r), plan, shapes[s][1], k);
+        plan_run(op, &d, 24, NULL, 0, what);
+        lb_op_overlap(op, 0);
+        runs++;
+      }
+    }
+    GCHECK(lb_op_set_plan(op, 1, NULL) == LB_OK, "reach: back: %s",
+           lb_errmsg());
+    lb_op_destroy(op);
+    dev_case_free(&d);
+  }
+  printf("  the GEMV's reach (rows=16, 32, 8): %d runs, %s\n", runs,
+         failures > before ? "FAIL" : "all right");
 }
 
 /* The plan an op's bucket for m uses must be want, from `from`. */
