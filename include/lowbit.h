@@ -222,8 +222,8 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM
 ** bucket and to the GEMV, for experiments; the tuning table (below) holds
 ** one per kernel, shape and device.  A plan in words with every GEMV knob
-** at its widest is 96 characters: LB_PLAN_LEN leaves room to grow (it was
-** 96 before 2026-11-28, one short of that). */
+** at its widest is 104 characters (with rows): LB_PLAN_LEN leaves room to
+** grow (it was 96 before 2026-11-28, one short of what it was then). */
 #define LB_PLAN_LEN 128
 /* lb_generate_m's source with plan's knobs (the GEMV's for the rows it takes). */
 LB_API lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m,
