@@ -639,7 +639,10 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
     return lb_fail(LB_EARG, "lb_op_plan: m = %d; ops take 1..%d rows", m,
                    LB_MAX_ROWS);
   if ((gv = gemv_of(op, m)) != NULL) {
-    lb_gemv_plan_text(&gv->cfg, plan, LB_PLAN_LEN);
+    /* the reach in effect, the first kernel's, whichever kernel runs m */
+    lb_gemv_cfg c = gv->cfg;
+    c.rows = op->rows;
+    lb_gemv_plan_text(&c, plan, LB_PLAN_LEN);
     *from = gv->from;
     return LB_OK;
   }

@@ -893,7 +893,7 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
                  lb_recipe_name(r), plan, m, shapes[s][1], k);
         /* the GEMV's plans name their reach; the GEMM's do not */
         GCHECK(lb_op_plan(op, m, got, &from) == LB_OK &&
-                   (strstr(got, "rows=") != NULL) == (m <= reach[q]),
+                   (strstr(got, plan) != NULL) == (m <= reach[q]),
                "%s: the kernel of another kind ran (plan %s)", what, got);
         plan_run(op, &d, m, NULL, 0, what);
         runs++;
