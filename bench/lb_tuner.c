@@ -449,6 +449,7 @@ static void tune_reach(tuner *t) {
     for (i = 0; i < t->o->nm && ok[q]; i++) {
       tjob j = {t, t->rw[i].m};
       lb_compile_info info;
+      memset(&info, 0, sizeof info);   /* (read below when prepare fails) */
       if (j.m <= ONE || j.m > MOST) continue;
       if (lb_op_prepare(t->op, j.m, j.m) != LB_OK ||
           (lb_op_info_m(t->op, j.m, &info) == LB_OK && info.spill > 0 &&
