@@ -49,12 +49,13 @@ typedef struct tuner {
   double gv_us, gv_rules;      /* its times */
 } tuner;
 
-/* -1: the GEMV (1..8 rows); -2: the GEMV's two fragments (9..16 rows,
-** where the rules give it them: not tuned, its rules' plan; tune_reach
-** times it against the GEMM); else the GEMM's bucket. */
+/* -1: the GEMV (1..8 rows); -2, -3: the GEMV's two and four fragments
+** (9..16 rows where the rules give it them, 17..32 where LOWBIT_PLAN's
+** rows does: not tuned, their rules' plans; tune_reach times them against
+** the GEMM); else the GEMM's bucket (-9: none). */
 static int bucket_of(const lb_recipe *r, int m) {
   lb_rows rw;
-  return lb_rows_of(r, m, &rw) == LB_OK ? rw.bucket : -3;
+  return lb_rows_of(r, m, &rw) == LB_OK ? rw.bucket : -9;
 }
 
 typedef struct tjob {
@@ -616,6 +617,9 @@ int lb_tune_run(const lb_tune_opts *o) {
   if (getenv("LOWBIT_GEMM"))
     printf("note: LOWBIT_GEMM is set; ops ignore the tuning table while it "
            "is\n");
+  if (getenv("LOWBIT_PLAN"))
+    printf("note: LOWBIT_PLAN is set; ops ignore the table's GEMV plan (and "
+           "the GEMV's reach) while it is\n");
   if (getenv("LOWBIT_TUNE") && !strcmp(getenv("LOWBIT_TUNE"), "0"))
     printf("note: LOWBIT_TUNE=0; ops ignore the tuning table while it is\n");
   if (lb_recipe_load(o->recipe, &r) != LB_OK) {
@@ -659,7 +663,7 @@ int lb_tune_run(const lb_tune_opts *o) {
     if (lb_rows_of(r, m, &rw) != LB_OK) break;
     b = rw.bucket;
     for (i = 0; i < o->nm; i++) here |= bucket_of(r, o->m[i]) == b;
-    if (here && b != -2) tune_bucket(&t, b);
+    if (here && b != -2 && b != -3) tune_bucket(&t, b);
     if (b == -1) pin_reach(&t);
     if (rw.hi == 0) break;
   }
