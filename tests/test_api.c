@@ -229,6 +229,23 @@ static void describe_and_find(const char *path) {
     CHECK(lb_rows_of(r, 300, &w) == LB_OK && !strcmp(w.kind, "gemm") &&
               w.lo == 257 && w.hi == 384,
           "rows of m = 300: %s %d..%d", w.kind, w.lo, w.hi);
+    /* the GEMV's reach from LOWBIT_PLAN's rows: four fragments to 32 rows,
+    ** or the GEMM from 9 */
+    setenv("LOWBIT_PLAN", "rows=32", 1);
+    CHECK(lb_rows_of(r, 24, &w) == LB_OK && !strcmp(w.kind, "gemv") &&
+              w.lo == 17 && w.hi == 32 && w.bucket == -3 &&
+              lb_rows_of(c, 12, &w) == LB_OK && !strcmp(w.kind, "gemv") &&
+              w.lo == 9 && w.hi == 16 && w.bucket == -2 &&
+              lb_rows_of(r, 33, &w) == LB_OK && !strcmp(w.kind, "gemm") &&
+              w.lo == 33 && w.hi == 64,
+          "rows=32: rows of m = 24 / 12 (8-bit) / 33: %s %d..%d (%d)", w.kind,
+          w.lo, w.hi, w.bucket);
+    setenv("LOWBIT_PLAN", "rows=8", 1);
+    CHECK(lb_rows_of(r, 12, &w) == LB_OK && !strcmp(w.kind, "gemm") &&
+              w.lo == 9 && w.hi == 16 && w.bucket == 0,
+          "rows=8: 4-bit rows of m = 12: %s %d..%d (%d)", w.kind, w.lo, w.hi,
+          w.bucket);
+    unsetenv("LOWBIT_PLAN");
     /* walked from m = 1: contiguous, each m inside its own range, to the end */
     for (m = 1; m <= LB_MAX_ROWS && lb_rows_of(r, m, &w) == LB_OK; m = w.hi + 1) {
       CHECK(w.lo == next && (w.hi == 0 || w.hi >= w.lo), "range %d: %d..%d",
