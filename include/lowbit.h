@@ -352,7 +352,8 @@ typedef enum lb_plan_from {
   LB_PLAN_RULES, LB_PLAN_TABLE, LB_PLAN_ENV, LB_PLAN_SET
 } lb_plan_from;
 /* The plan of the kernel m rows use (every knob named) and where it came
-** from. */
+** from (rows the GEMV takes past the rules' reach: where its rows knob
+** came from). */
 LB_API lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
                             lb_plan_from *from);
 /* From now on the kernel m rows use takes plan (NULL: the table's or the

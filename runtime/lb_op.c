@@ -639,11 +639,13 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
     return lb_fail(LB_EARG, "lb_op_plan: m = %d; ops take 1..%d rows", m,
                    LB_MAX_ROWS);
   if ((gv = gemv_of(op, m)) != NULL) {
-    /* the reach in effect, the first kernel's, whichever kernel runs m */
+    /* the reach in effect, the first kernel's, whichever kernel runs m;
+    ** past the rules' reach the GEMV runs m because of that plan, so it
+    ** says where m's kernel came from (bench's "plan table" at 24 rows) */
     lb_gemv_cfg c = gv->cfg;
     c.rows = op->rows;
     lb_gemv_plan_text(&c, plan, LB_PLAN_LEN);
-    *from = gv->from;
+    *from = m > lb_gemv_rows(&op->rec) ? op->gv[0].from : gv->from;
     return LB_OK;
   }
   bk = &op->gemm[lb_gemm_bucket(lead_rows(op, m))];
