@@ -254,16 +254,11 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
   cfg->xs_m = cfg->xres / cfg->xrowb;
 }
 
-/* Fragments of 8 rows of x that m rows take: 1, 2 (9..16), 4 (17..32). */
-static int frags_of(int m) {
-  return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
-}
-
 /* Code rows in a chunk (the template's LB_XC: change the two together):
 ** the rows whose activations are loaded ahead together, 4, or 4 / the
 ** fragments; a code-row split and phases give a warp whole chunks. */
 static int chunk_rows(const lb_layout *lay, int m) {
-  return lay->codes < 4 ? lay->codes : 4 / frags_of(m);
+  return lay->codes < 4 ? lay->codes : 4 / lb_gemv_frags(m);
 }
 
 int lb_gemv_rows(const lb_recipe *r) {
@@ -279,8 +274,8 @@ int lb_gemv_rows(const lb_recipe *r) {
                                                      : LB_MAX_M;
 }
 
-int lb_gemv_frags(const lb_recipe *r, int m) {
-  return m < 1 || m > lb_gemv_rows(r) ? 0 : frags_of(m);
+int lb_gemv_frags(int m) {
+  return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
 }
 
 int lb_gemv_reach(const lb_recipe *r, const char *plan) {
@@ -594,7 +589,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 12 bytes; bf16w4_g128 32), blocks of 4 do not; and a block's sums
   ** meet in 2 KB a warp (templates/gemv.cu, lb_red), which 8 warps (or a
   ** fold to 8 before sm_90) would take past 99 KB beside the ring. */
-  if (frags_of(m) == 4) {
+  if (lb_gemv_frags(m) == 4) {
     if (cfg->warps > 4) cfg->warps = 4;
     if (cfg->split > cfg->warps) cfg->split = cfg->warps;
     while (cfg->warps * cfg->fold > 4) cfg->fold /= 2;
@@ -610,8 +605,9 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                                                       : LB_GEMV_MOST;
     const char *why = f->mode == LB_DQM_F32
                           ? "it dequantises in f32, after its MMA"
-                          : "four fragments of x spill";
-    if (cfg->rows > most)
+                      : most < LB_GEMV_MOST ? "four fragments of x spill"
+                                            : "four fragments of x";
+    if (cfg->rows > most)   /* (rows=32 at most: the knob's range) */
       return lb_fail(LB_EARG, "%s: plan \"%s\": rows=%d: recipe '%s': its GEMV "
                      "takes %d rows at most (%d-bit codes: %s)",
                      from ? from : "lb_generate", tune ? tune : "", cfg->rows,
@@ -621,9 +617,6 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                      "takes %d rows at most (%d-bit codes: %s)", m,
                      f->r->name, most, lay.bits, why);
   }
-  if (m > LB_GEMV_MOST)
-    return lb_fail(LB_EARG, "lb_generate: m = %d: the GEMV takes %d rows at "
-                   "most", m, LB_GEMV_MOST);
   /* A code-row split as the template has it (lb_part): lazy words, no
   ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
   ** two fragments); a split of one is none. */
@@ -661,7 +654,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->lazy && cfg->cluster == 1 &&
       tiles <= (cfg->rsplit ? 1 : cfg->split) && cfg->grid > sms)
     cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
-  cfg->nf = frags_of(m);
+  cfg->nf = lb_gemv_frags(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
   /* x resident for the rows this kernel runs (one fragment 1..8, two

@@ -64,11 +64,11 @@ typedef struct lb_gemv_cfg {
 ** of x, twice that with two (9..16 rows, where the rules measured them
 ** faster than the GEMM); the GEMM's buckets take the rest. */
 int lb_gemv_rows(const lb_recipe *r);
-/* The fragments of x the GEMV runs m rows with under the rules: 1 (up to
-** LB_MAX_M), 2 (up to lb_gemv_rows), 0 where the GEMM's buckets take m.
-** A plan's rows knob (lowbit tune, lb_op_set_plan) moves the reach to 16
-** or 32 rows, four fragments past 16. */
-int lb_gemv_frags(const lb_recipe *r, int m);
+/* The fragments of 8 rows of x the GEMV runs m rows with, where it takes
+** them: 1 (up to LB_MAX_M), 2 (to 16), 4 (to LB_GEMV_MOST).  Past the
+** rules' reach (lb_gemv_rows) only a plan's rows knob (lowbit tune,
+** lb_op_set_plan) gives it those rows. */
+int lb_gemv_frags(int m);
 /* The GEMV's reach under plan: its rows knob, else lb_gemv_rows (the
 ** rules'); a plan that does not parse counts as none (its generation
 ** says what is wrong). */

@@ -24,23 +24,20 @@ static int reach(const lb_recipe *r) {
   return lb_gemv_reach(r, getenv("LOWBIT_PLAN"));
 }
 
-/* Fragments of x for m rows of the GEMV (1, 2, 4). */
-static int frags(int m) {
-  return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
-}
-
 lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
   lb_status st;
+  int top;
   if (out) memset(out, 0, sizeof *out);
   if (r == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_rows_of: %s is NULL", r ? "out" : "recipe");
   if ((st = check_m(m, "lb_rows_of")) != LB_OK) return st;
-  if (m <= reach(r)) {
-    const int nf = frags(m);
+  top = reach(r);
+  if (m <= top) {
+    /* a kernel a fragment count nf: rows 4 nf + 1 .. 8 nf (1..8 for one) */
+    const int nf = lb_gemv_frags(m);
     snprintf(out->kind, sizeof out->kind, "gemv");
-    out->lo = nf == 1 ? 1 : nf == 2 ? LB_MAX_M + 1 : 2 * LB_MAX_M + 1;
-    out->hi = nf == 1 ? LB_MAX_M : nf == 2 ? 2 * LB_MAX_M : LB_GEMV_MOST;
-    if (out->hi > reach(r)) out->hi = reach(r);
+    out->lo = nf == 1 ? 1 : LB_MAX_M * nf / 2 + 1;
+    out->hi = LB_MAX_M * nf < top ? LB_MAX_M * nf : top;
     out->bucket = nf == 4 ? -3 : -nf;
     return LB_OK;
   }

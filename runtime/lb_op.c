@@ -83,7 +83,7 @@ struct lb_op {
 
 /* The GEMV kernel for m rows (0: one fragment, 1: two, 2: four), the
 ** rows each is made for, and how many the reach `rows` takes. */
-static int gv_index(int m) { return m > 2 * LB_MAX_M ? 2 : m > LB_MAX_M; }
+static int gv_index(int m) { return lb_gemv_frags(m) / 2; }
 static const int gv_rows[3] = {1, 2 * LB_MAX_M, LB_GEMV_MOST};
 static int gv_count(int rows) { return gv_index(rows) + 1; }
 

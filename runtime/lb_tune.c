@@ -403,7 +403,7 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
     return lb_fail(LB_EARG, "lb_tune_save: times %g and %g us: positive "
                    "microseconds, please", us, us_rules);
   memset(&e, 0, sizeof e);
-  if (lb_gemv_frags(r, m) == 2)
+  if (m > LB_MAX_M && m <= lb_gemv_rows(r))
     return lb_fail(LB_EARG, "lb_tune_save: m = %d runs the GEMV with two "
                    "fragments of x, which the table does not hold", m);
   e.bucket = m <= LB_MAX_M ? -1 : lb_gemm_bucket(m);

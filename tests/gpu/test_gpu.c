@@ -864,10 +864,8 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
   static const int reach[] = {16, 32, 8};
   const int g = r->group ? r->group : 32;
   const int shapes[][2] = {{3 * g, 257}, {1024, 4112}, {8192 + g, 1000}};
-  lb_rows rw;
   /* the rules' reach: past it the GEMV runs m because of the rows set */
-  const int rules = lb_rows_of(r, 9, &rw) == LB_OK && !strcmp(rw.kind, "gemv")
-                        ? rw.hi : 8;
+  const int rules = lb_gemv_rows(r);
   int s, q, i, runs = 0, before = failures;
   for (s = 0; s < 3; s++) {
     dev_case d;
