@@ -50,12 +50,13 @@ typedef struct tuner {
 } tuner;
 
 /* -1: the GEMV (1..8 rows); -2, -3: the GEMV's two and four fragments
-** (9..16 rows where the rules give it them, 17..32 where LOWBIT_PLAN's
-** rows does: not tuned, their rules' plans; tune_reach times them against
-** the GEMM); else the GEMM's bucket (-9: none). */
-static int bucket_of(const lb_recipe *r, int m) {
+** (9..16 and 17..32 rows, where the rules at this shape or LOWBIT_PLAN's
+** rows give it them: not tuned, their rules' plans; tune_reach times
+** them against the GEMM); else the GEMM's bucket (-9: none). */
+static int bucket_of(const tuner *t, int m) {
   lb_rows rw;
-  return lb_rows_of(r, m, &rw) == LB_OK ? rw.bucket : -9;
+  return lb_rows_at(t->r, t->o->n, t->o->k, m, &rw) == LB_OK ? rw.bucket
+                                                              : -9;
 }
 
 typedef struct tjob {
@@ -184,7 +185,7 @@ static int measure(tuner *t, int b, int whole, const char *plan,
   lb_compile_info info;
   int i, m0 = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
+    if (bucket_of(t, t->rw[i].m) == b) m0 = t->rw[i].m;
   if (whole && b >= 0 &&
       snprintf(own, sizeof own, "%s,tl=0", plan) < (int)sizeof own)
     plan = own;
@@ -200,7 +201,7 @@ static int measure(tuner *t, int b, int whole, const char *plan,
   }
   for (i = 0; i < t->o->nm; i++) {
     tjob j = {t, t->rw[i].m};
-    if (bucket_of(t->r, t->rw[i].m) != b) continue;
+    if (bucket_of(t, t->rw[i].m) != b) continue;
     if (!workspace(t, j.m)) return 0;
     if (!check(t, &t->rw[i], plan)) {
       t->failed = 1;
@@ -217,7 +218,7 @@ static double score(const tuner *t, int b, const double *us,
   double s = 0;
   int i, n = 0;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->r, t->rw[i].m) == b) {
+    if (bucket_of(t, t->rw[i].m) == b) {
       s += log(us[i] / base[i]);
       n++;
     }
@@ -227,16 +228,16 @@ static double score(const tuner *t, int b, const double *us,
 static void print_times(const tuner *t, int b, const double *us) {
   int i;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->r, t->rw[i].m) == b) printf(" %8.1f", us[i]);
+    if (bucket_of(t, t->rw[i].m) == b) printf(" %8.1f", us[i]);
 }
 
 /* ---- one bucket ------------------------------------------------------- */
 
 /* The rows of m's range in words ("65..160", "385+", "1..8 (the GEMV)"),
-** as lb_rows_of says them. */
-static void bucket_rows(const lb_recipe *r, int m, char *buf, size_t len) {
+** as lb_rows_at says them. */
+static void bucket_rows(const tuner *t, int m, char *buf, size_t len) {
   lb_rows rw;
-  if (lb_rows_of(r, m, &rw) != LB_OK)
+  if (lb_rows_at(t->r, t->o->n, t->o->k, m, &rw) != LB_OK)
     snprintf(buf, len, "?");
   else if (rw.hi == 0)
     snprintf(buf, len, "%d+", rw.lo);
@@ -255,18 +256,18 @@ static void tune_bucket(tuner *t, int b) {
   int ntried = 0, best = 0, round, i, count, m0 = 0, ok_rules, whole = 0;
   if (cand == NULL) return;
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->r, t->rw[i].m) == b) m0 = t->rw[i].m;
-  bucket_rows(t->r, m0, name, sizeof name);
+    if (bucket_of(t, t->rw[i].m) == b) m0 = t->rw[i].m;
+  bucket_rows(t, m0, name, sizeof name);
   printf("bucket %s (m =", name);
   for (i = 0; i < t->o->nm; i++)
-    if (bucket_of(t->r, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
+    if (bucket_of(t, t->rw[i].m) == b) printf(" %d", t->rw[i].m);
   printf("):\n");
   /* An M whose last rows run apart (lb_op_tail) would time other
   ** buckets' kernels too: the bucket's plans are timed on its own kernel
   ** (tl=0), and the table keeps them without it. */
   for (i = 0; i < t->o->nm; i++) {
     int tail = 0;
-    if (b >= 0 && bucket_of(t->r, t->rw[i].m) == b &&
+    if (b >= 0 && bucket_of(t, t->rw[i].m) == b &&
         lb_op_tail(t->op, t->rw[i].m, &tail) == LB_OK && tail > 0) {
       printf("  m = %d runs its last %d rows apart; timed here in one launch "
              "(tl=0)\n", t->rw[i].m, tail);
@@ -361,7 +362,7 @@ static void tune_bucket(tuner *t, int b) {
     double gm = 0, gr = 0;
     int n = 0;
     for (i = 0; i < t->o->nm; i++)
-      if (bucket_of(t->r, t->rw[i].m) == b) {
+      if (bucket_of(t, t->rw[i].m) == b) {
         gm += log(us[i]);
         gr += log(a[i]);
         n++;
@@ -387,9 +388,9 @@ static void tune_bucket(tuner *t, int b) {
 /* ---- the GEMV's reach --------------------------------------------------- */
 
 /* The rules' reach: the rows the GEMV takes without a rows knob. */
-static int rules_reach(const lb_recipe *r) {
+static int rules_reach(const tuner *t) {
   lb_rows rw;
-  return lb_rows_of(r, ONE + 1, &rw) == LB_OK &&
+  return lb_rows_at(t->r, t->o->n, t->o->k, ONE + 1, &rw) == LB_OK &&
                  !strcmp(rw.kind, "gemv")
              ? rw.hi
              : 8;
@@ -413,7 +414,7 @@ static int with_rows(tuner *t, int reach, char *out, size_t len) {
 ** reach back at the rules' (a table from an earlier run may hold more). */
 static void pin_reach(tuner *t) {
   char plan[LB_PLAN_LEN];
-  if (!with_rows(t, rules_reach(t->r), plan, sizeof plan) ||
+  if (!with_rows(t, rules_reach(t), plan, sizeof plan) ||
       lb_op_set_plan(t->op, 1, plan) != LB_OK) {
     printf("FAIL: the GEMV at the rules' reach: %s\n", lb_errmsg());
     t->failed = 1;
@@ -429,7 +430,7 @@ static void tune_reach(tuner *t) {
   static const int reach[3] = {8, 16, 32};
   double us[3][LB_BENCH_MAX], sc[3];
   char plan[3][LB_PLAN_LEN];
-  const int r0 = rules_reach(t->r);
+  const int r0 = rules_reach(t);
   int i, q, best = -1, base = -1, ok[3] = {0, 0, 0};
   for (i = 0; i < t->o->nm; i++)
     if (t->rw[i].m > ONE && t->rw[i].m <= MOST) break;
@@ -651,18 +652,19 @@ int lb_tune_run(const lb_tune_opts *o) {
          "flushed by a read\n", lb_recipe_name(r), o->k, o->n, prop.name, t.sms,
          o->iters);
   for (i = 0; i < o->nm; i++)
-    if (bucket_of(r, o->m[i]) == -2) {
-      printf("m = %d: the GEMV with two fragments of x (not tuned: the "
-             "rules' plan)\n", o->m[i]);
+    if (bucket_of(&t, o->m[i]) <= -2 && bucket_of(&t, o->m[i]) >= -3) {
+      printf("m = %d: the GEMV with %s fragments of x (not tuned: the "
+             "rules' plan)\n", o->m[i],
+             bucket_of(&t, o->m[i]) == -2 ? "two" : "four");
       break;
     }
-  /* every range of rows in order (lb_rows_of), but the two-fragment
+  /* every range of rows in order (lb_rows_at), but the two-fragment
   ** GEMV's; then the GEMV's reach, against the GEMM's buckets as tuned */
   for (m = 1;; m = rw.hi + 1) {
     int here = 0;
-    if (lb_rows_of(r, m, &rw) != LB_OK) break;
+    if (lb_rows_at(r, o->n, o->k, m, &rw) != LB_OK) break;
     b = rw.bucket;
-    for (i = 0; i < o->nm; i++) here |= bucket_of(r, o->m[i]) == b;
+    for (i = 0; i < o->nm; i++) here |= bucket_of(&t, o->m[i]) == b;
     if (here && b != -2 && b != -3) tune_bucket(&t, b);
     if (b == -1) pin_reach(&t);
     if (rw.hi == 0) break;

@@ -261,29 +261,63 @@ static int chunk_rows(const lb_layout *lay, int m) {
   return lay->codes < 4 ? lay->codes : 4 / lb_gemv_frags(m);
 }
 
-int lb_gemv_rows(const lb_recipe *r) {
-  /* Two fragments (9..16 rows) dequantise every weight before the MMA:
-  ** 2 FMAs a pair more than the fold, which codes of 3 and 4 bits afford
-  ** (H100, 4096 x 4096 to 14336 x 4096, M = 12 and 16, `lowbit bench`
-  ** against the GEMM's bucket in one device call: a16w4_g128 15-22%
-  ** faster on all four shapes, 8192 x 8192 at M = 16 29.5 -> 23.6 us;
-  ** a16w3_g128 8-17% on three, 5% slower at 8192 x 8192) and 2-bit and
-  ** 8-bit codes do not (a16w2_g64 at 8192 x 8192 27.0 -> 32.3 us,
-  ** a16w8_channel 32.2 -> 36.5). */
-  return r != NULL && (r->bits == 3 || r->bits == 4) ? 2 * LB_MAX_M
-                                                     : LB_MAX_M;
+/* The most rows f's GEMV takes: more than one fragment dequantises every
+** weight before the MMA (templates/gemv.cu, LB_DQB), which f32
+** dequantisation does not; four fragments of 5- to 7-bit codes spilled
+** (a16w6_g128 at 4096 x 4096: 36 bytes at 255 registers). */
+static int gemv_most(const lb_format *f) {
+  return f->mode == LB_DQM_F32                    ? LB_MAX_M
+         : f->lay.bits >= 5 && f->lay.bits <= 7 ? 2 * LB_MAX_M
+                                                  : LB_GEMV_MOST;
+}
+
+int lb_gemv_rows(const lb_recipe *r, int n, int k) {
+  lb_format f;
+  int most;
+  if (r == NULL) return LB_MAX_M;
+  lb_format_of(r, &f);
+  most = gemv_most(&f);
+  /* Where the GEMV's fragments beat the GEMM's buckets at 9..32 rows.
+  ** H200, `lowbit tune RECIPE --m 8,16,24,32 --dry-run` (2026-11-29,
+  ** 13 recipes x 4 to 8 shapes, the reach at 8 / 16 / 32 in one call
+  ** each, shapes K x N; the GEMM on its rules' plans; x = time at 16, 24
+  ** and 32 rows summed, against the rules' reach before this one):
+  ** - layers of 4M weights or fewer, where the GEMM's tiles leave SMs
+  **   idle: the GEMV to its most for every width (16384 x 48: x0.35 to
+  **   x0.78, a16w2_g64 M = 24 25.8 -> 8.2 us; 4096 x 1024 x0.72 to x0.93;
+  **   1024 x 4096 x0.80 to x0.99, 5-bit codes x1.02);
+  ** - 1-bit codes, at every shape tried (8192 x 8192 x0.88, 4096 x 14336
+  **   x0.86, 14336 x 4096 x0.83, 16384 x 1024 x0.70);
+  ** - 2- and 3-bit codes where N is 4096 or less (14336 x 4096 x0.83 to
+  **   x1.01, 16384 x 1024 x0.77 to x0.83, 4096 x 4096 a16w3_g128 x0.8);
+  **   at N 8192 and more two fragments or four lost for 2-bit codes
+  **   (8192 x 8192 x1.02 to x1.14) and four for 3-bit ones;
+  ** - not 4- and 8-bit codes in larger layers: four fragments lost at
+  **   14336 x 4096 (a16w4_g128 x1.09, a16w8_channel x1.21) and tied at
+  **   4096 x 4096 (a16w8_channel x1.03).
+  ** Elsewhere as measured on an H100 (2026-11-26, `lowbit bench` against
+  ** the GEMM's 9..16 bucket): two fragments for 3- and 4-bit codes
+  ** (a16w4_g128 15-22% faster on four shapes, 8192 x 8192 M = 16 29.5
+  ** -> 23.6 us; a16w3_g128 8-17% on three, 5% slower at 8192 x 8192),
+  ** not for 2- and 8-bit codes (a16w2_g64 at 8192 x 8192 27.0 -> 32.3
+  ** us, a16w8_channel 32.2 -> 36.5).  n or k of 0: a shape not known,
+  ** taken as a large one. */
+  if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22) return most;
+  if (r->bits == 1) return most;
+  if (n > 0 && n <= 4096 && r->bits <= 3) return most;
+  return r->bits == 3 || r->bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
 }
 
 int lb_gemv_frags(int m) {
   return m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
 }
 
-int lb_gemv_reach(const lb_recipe *r, const char *plan) {
+int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan) {
   int v[NKNOB];
   if (plan != NULL && lb_knobs_parse(plan, "", knob, NKNOB, v) == LB_OK &&
       v[13] > 0)
     return v[13];
-  return lb_gemv_rows(r);
+  return lb_gemv_rows(r, n, k);
 }
 
 static lb_status plan(const lb_format *f, int n, int k, int sms,
@@ -577,7 +611,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
-  cfg->rows = lb_gemv_rows(f->r);
+  cfg->rows = lb_gemv_rows(f->r, n, k);
   {
     int v[NKNOB];
     const lb_status st = parse_plan(tune, from, v);
@@ -594,15 +628,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (cfg->split > cfg->warps) cfg->split = cfg->warps;
     while (cfg->warps * cfg->fold > 4) cfg->fold /= 2;
   }
-  /* More rows than one fragment dequantise every weight before the MMA
-  ** (templates/gemv.cu, LB_DQB), which f32 dequantisation does not; four
-  ** fragments of 5- to 7-bit codes spilled (a16w6_g128 at 4096 x 4096:
-  ** 36 bytes at 255 registers).  A plan's rows asking for either is the
-  ** plan's error; a kernel for such rows, the caller's. */
+  /* A plan's rows past the GEMV's most (gemv_most) is the plan's error; a
+  ** kernel for such rows, the caller's. */
   {
-    const int most = f->mode == LB_DQM_F32 ? LB_MAX_M
-                     : lay.bits >= 5 && lay.bits <= 7 ? 2 * LB_MAX_M
-                                                      : LB_GEMV_MOST;
+    const int most = gemv_most(f);
     const char *why = f->mode == LB_DQM_F32
                           ? "it dequantises in f32, after its MMA"
                       : most < LB_GEMV_MOST ? "four fragments of x spill"

@@ -60,19 +60,20 @@ typedef struct lb_gemv_cfg {
                 ** before the kernel writing x ends (lb_op_overlap) */
 } lb_gemv_cfg;
 
-/* The most rows the GEMV takes for recipe r: LB_MAX_M with one fragment
-** of x, twice that with two (9..16 rows, where the rules measured them
-** faster than the GEMM); the GEMM's buckets take the rest. */
-int lb_gemv_rows(const lb_recipe *r);
+/* The rows the GEMV takes for recipe r at N x K (n, k; 0: a shape not
+** known, taken as a large one) by the rules: LB_MAX_M with one fragment
+** of x, 16 with two, LB_GEMV_MOST with four, where they measured faster
+** than the GEMM; the GEMM's buckets take the rest. */
+int lb_gemv_rows(const lb_recipe *r, int n, int k);
 /* The fragments of 8 rows of x the GEMV runs m rows with, where it takes
 ** them: 1 (up to LB_MAX_M), 2 (to 16), 4 (to LB_GEMV_MOST).  Past the
 ** rules' reach (lb_gemv_rows) only a plan's rows knob (lowbit tune,
 ** lb_op_set_plan) gives it those rows. */
 int lb_gemv_frags(int m);
-/* The GEMV's reach under plan: its rows knob, else lb_gemv_rows (the
-** rules'); a plan that does not parse counts as none (its generation
-** says what is wrong). */
-int lb_gemv_reach(const lb_recipe *r, const char *plan);
+/* The GEMV's reach at N x K under plan: its rows knob, else lb_gemv_rows
+** (the rules'); a plan that does not parse counts as none (its
+** generation says what is wrong). */
+int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan);
 /* The GEMV's source for m rows (one fragment up to LB_MAX_M, two to 16,
 ** four to LB_GEMV_MOST),
 ** also giving the plan it was made for (cfg may be NULL).  The plan is

@@ -19,19 +19,21 @@ static lb_status check_m(int m, const char *fn) {
   return LB_OK;
 }
 
-/* The GEMV's reach under LOWBIT_PLAN (its rows knob), else the rules'. */
-static int reach(const lb_recipe *r) {
-  return lb_gemv_reach(r, getenv("LOWBIT_PLAN"));
+/* The GEMV's reach at N x K under LOWBIT_PLAN (its rows knob), else the
+** rules'. */
+static int reach(const lb_recipe *r, int n, int k) {
+  return lb_gemv_reach(r, n, k, getenv("LOWBIT_PLAN"));
 }
 
-lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
+static lb_status rows_at(const lb_recipe *r, int n, int k, int m,
+                         lb_rows *out, const char *fn) {
   lb_status st;
   int top;
   if (out) memset(out, 0, sizeof *out);
   if (r == NULL || out == NULL)
-    return lb_fail(LB_EARG, "lb_rows_of: %s is NULL", r ? "out" : "recipe");
-  if ((st = check_m(m, "lb_rows_of")) != LB_OK) return st;
-  top = reach(r);
+    return lb_fail(LB_EARG, "%s: %s is NULL", fn, r ? "out" : "recipe");
+  if ((st = check_m(m, fn)) != LB_OK) return st;
+  top = reach(r, n, k);
   if (m <= top) {
     /* a kernel a fragment count nf: rows 4 nf + 1 .. 8 nf (1..8 for one) */
     const int nf = lb_gemv_frags(m);
@@ -47,12 +49,25 @@ lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
   return LB_OK;
 }
 
+lb_status lb_rows_at(const lb_recipe *r, int n, int k, int m, lb_rows *out) {
+  if (n < 1 || k < 1) {
+    if (out) memset(out, 0, sizeof *out);
+    return lb_fail(LB_EARG, "lb_rows_at: N x K = %d x %d; a layer has 1 or "
+                   "more of each", n, k);
+  }
+  return rows_at(r, n, k, m, out, "lb_rows_at");
+}
+
+lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out) {
+  return rows_at(r, 0, 0, m, out, "lb_rows_of");
+}
+
 lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m, int sms,
                         char **src) {
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_m")) != LB_OK) return st;
-  if (m <= reach(r))
+  if (m <= reach(r, n, k))
     return lb_gen_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"), "LOWBIT_PLAN",
                        0, NULL, src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, getenv("LOWBIT_GEMM"),
@@ -64,7 +79,7 @@ lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   if (src) *src = NULL;
   if ((st = check_m(m, "lb_generate_plan")) != LB_OK) return st;
-  if (m <= lb_gemv_reach(r, plan))
+  if (m <= lb_gemv_reach(r, n, k, plan))
     return lb_gen_gemv(r, n, k, m, sms, plan, "lb_generate_plan", 0, NULL,
                        src);
   return lb_gen_gemm(r, n, k, lb_gemm_bucket(m), sms, plan,
@@ -79,7 +94,7 @@ lb_status lb_plan_candidates(const lb_recipe *r, int n, int k, int m,
   if (count == NULL)
     return lb_fail(LB_EARG, "lb_plan_candidates: count is NULL");
   if ((st = check_m(m, "lb_plan_candidates")) != LB_OK) return st;
-  if (m <= lb_gemv_rows(r))
+  if (m <= lb_gemv_rows(r, n, k))
     return lb_gemv_candidates(r, n, k, m, sms, arch, base, out, max, count);
   return lb_gemm_candidates(r, n, k, lb_gemm_bucket(m), sms, arch,
                             base, out, max, count);
@@ -102,7 +117,7 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   memset(out, 0, sizeof *out);
   if (r == NULL) return lb_fail(LB_EARG, "%s: recipe is NULL", fn);
   if ((st = check_m(m, fn)) != LB_OK) return st;
-  if (m <= reach(r)) {
+  if (m <= reach(r, n, k)) {
     lb_gemv_cfg c;
     char fold[48] = "", xs[40];
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
@@ -277,7 +292,7 @@ lb_status lb_workspace_for(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = lb_plan_gemv(r, n, k, 1, sms, NULL, "lb_workspace_for", &gv)) !=
       LB_OK)
     return st;
-  rows = reach(r);
+  rows = reach(r, n, k);
   if (m <= rows) return LB_OK;   /* the GEMV splits in clusters or not at all */
   if ((ps = malloc(sizeof *ps)) == NULL)
     return lb_fail(LB_EMEM, "lb_workspace_for: no memory");

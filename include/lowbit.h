@@ -118,17 +118,26 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);
 
-/* The range of rows that share the kernel m rows use, for recipe r: its
-** kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end), and the range's
-** index, as lb_op_plan, the tuning table and `lowbit tune` key plans: -1
-** the GEMV with one fragment of x (1..8 rows), -2 with two (9..16 rows,
-** 3- and 4-bit codes), -3 with four (17..32: a GEMV plan's rows knob,
-** LOWBIT_PLAN here), 0.. the GEMM's buckets.  To walk every range,
-** start at m = 1 and go on from hi + 1 until hi is 0. */
+/* The range of rows that share the kernel m rows use, for recipe r at
+** N x K (n, k): its kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end),
+** and the range's index, as lb_op_plan, the tuning table and `lowbit
+** tune` key plans: -1 the GEMV with one fragment of x (1..8 rows), -2
+** with two (9..16 rows), -3 with four (17..32), 0.. the GEMM's buckets.
+** Where the GEMV ends (its reach) depends on the shape: by the rules, 32
+** rows for every width but 5- to 7-bit codes (16) and bf16 activations
+** with 8-bit codes (8) in layers of 4M weights or fewer; in larger ones
+** 32 for 1-bit codes, and for 2- and 3-bit codes where N is 4096 or
+** less, 16 for 3- and 4-bit codes, 8 for the others; a plan's rows knob
+** (LOWBIT_PLAN here, a tuning table in an op) sets it.  To walk every
+** range, start at m = 1 and go on from hi + 1 until hi is 0. */
 typedef struct lb_rows {
   char kind[8];
   int lo, hi, bucket;
 } lb_rows;
+LB_API lb_status lb_rows_at(const lb_recipe *r, int n, int k, int m,
+                            lb_rows *out);
+/* lb_rows_at for a layer of no given shape, as the rules take a large
+** one (N above 4096 and more than 4M weights). */
 LB_API lb_status lb_rows_of(const lb_recipe *r, int m, lb_rows *out);
 
 /* What the kernel that m rows use is, without compiling it. */
@@ -154,8 +163,8 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 /* ---- plans in words --------------------------------------------------
 ** A plan is comma-separated knobs ("wn=4,wk=2,r=8"), each replacing what
 ** the planner's rules choose for the kernel m rows use; knobs left out stay
-** the rules'.  The GEMM's (m > 8, m > 16 for 3- and 4-bit codes; gen/lb_gemm.c
-** holds the same list):
+** the rules'.  The GEMM's (m past the GEMV's reach: lb_rows_at;
+** gen/lb_gemm.c holds the same list):
 **   wn  warps along channels (1, 2, 4, 8)
 **   wk  warps taking alternate code rows (1, 2, 4, 8)
 **   wm  warps along rows (1 .. rows of the bucket's tile / 8, powers of 2)
@@ -213,8 +222,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   first (1, 2, 4; lazy words where a warp has one tile of K at most;
 **   the rules' 4 for 7-bit codes there)
 **   rows  the GEMV's reach: it takes 1..rows rows and the GEMM the rest
-**   (8, 16, 32; the rules' 16 for 3- and 4-bit codes, else 8; above 8
-**   only where the recipe's GEMV folds its scales, not bf16 8-bit).  An
+**   (8, 16, 32; the rules' by width and shape, lb_rows_at; above 8 only
+**   where the recipe's GEMV folds its scales, not bf16 8-bit; 32 not for
+**   5- to 7-bit codes).  An
 **   op reads it from the plan of 1..8 rows; lowbit tune times the three
 **   and keeps the fastest for 9..32 rows in the table's GEMV plan.
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
@@ -281,9 +291,9 @@ typedef struct lb_weights {
 } lb_weights;
 
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
-** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV (up to 16 for
-** 3- and 4-bit codes: its two-fragment kernel, made with the op), more the
-** GEMM of m's bucket (9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385+), with the same
+** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, up to its
+** reach (lb_rows_at: 16 or 32 by width and shape) its two- and
+** four-fragment kernels, made with the op; more rows the GEMM of m's bucket (9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385+), with the same
 ** packed weights.  Where m ends a few rows past a whole number of the
 ** bucket's tiles (at most a quarter tile), those rows run as a second
 ** launch on the kernel of their own count (lb_op_tail).  stream is a

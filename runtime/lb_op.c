@@ -645,7 +645,8 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
     lb_gemv_cfg c = gv->cfg;
     c.rows = op->rows;
     lb_gemv_plan_text(&c, plan, LB_PLAN_LEN);
-    *from = m > lb_gemv_rows(&op->rec) ? op->gv[0].from : gv->from;
+    *from = m > lb_gemv_rows(&op->rec, op->n, op->k) ? op->gv[0].from
+                                                     : gv->from;
     return LB_OK;
   }
   bk = &op->gemm[lb_gemm_bucket(lead_rows(op, m))];

@@ -403,9 +403,11 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
     return lb_fail(LB_EARG, "lb_tune_save: times %g and %g us: positive "
                    "microseconds, please", us, us_rules);
   memset(&e, 0, sizeof e);
-  if (m > LB_MAX_M && m <= lb_gemv_rows(r))
-    return lb_fail(LB_EARG, "lb_tune_save: m = %d runs the GEMV with two "
-                   "fragments of x, which the table does not hold", m);
+  if (m > LB_MAX_M && m <= lb_gemv_rows(r, n, k))
+    return lb_fail(LB_EARG, "lb_tune_save: m = %d runs the GEMV with %d "
+                   "fragments of x at %d x %d (the rules' reach: %d rows), "
+                   "which the table does not hold", m, lb_gemv_frags(m), k,
+                   n, lb_gemv_rows(r, n, k));
   e.bucket = m <= LB_MAX_M ? -1 : lb_gemm_bucket(m);
   e.n = n;
   e.k = k;

@@ -262,6 +262,23 @@ static void describe_and_find(const char *path) {
             "rows past LB_MAX_ROWS");
     refused(lb_rows_of(r, 1, NULL), LB_EARG, "lb_rows_of", "rows into NULL");
     refused(lb_rows_of(NULL, 1, &w), LB_EARG, "lb_rows_of", "rows of NULL");
+    /* a shape's reach (lb_rows_at): four fragments in small layers, two in
+    ** 8192 x 8192 (4-bit); what lb_rows_of says is the large layers' */
+    CHECK(lb_rows_at(r, 1024, 4096, 24, &w) == LB_OK &&
+              !strcmp(w.kind, "gemv") && w.lo == 17 && w.hi == 32 &&
+              w.bucket == -3 &&
+              lb_rows_at(c, 48, 16384, 12, &w) == LB_OK &&
+              !strcmp(w.kind, "gemv") && w.bucket == -2 &&
+              lb_rows_at(r, 8192, 8192, 24, &w) == LB_OK &&
+              !strcmp(w.kind, "gemm") && w.lo == 17 && w.hi == 32 &&
+              w.bucket == 1 &&
+              lb_rows_at(c, 4096, 4096, 12, &w) == LB_OK &&
+              !strcmp(w.kind, "gemm"),
+          "lb_rows_at: %s %d..%d (%d)", w.kind, w.lo, w.hi, w.bucket);
+    refused(lb_rows_at(r, 0, 4096, 1, &w), LB_EARG, "lb_rows_at",
+            "rows of N = 0");
+    refused(lb_rows_at(r, 4096, 4096, 0, &w), LB_EARG, "lb_rows_at",
+            "rows at m = 0");
   }
   CHECK(lb_version() && strchr(lb_version(), '.'), "lb_version: %s",
         lb_version() ? lb_version() : "NULL");

@@ -146,8 +146,8 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
                        int sms) {
   lb_gemv_cfg c;
   check_plan_with(r, name, n, k, 1, sms, NULL);
-  if (lb_gemv_rows(r) > LB_MAX_M)
-    check_plan_with(r, name, n, k, lb_gemv_rows(r), sms, NULL);
+  if (lb_gemv_rows(r, n, k) > LB_MAX_M)
+    check_plan_with(r, name, n, k, lb_gemv_rows(r, n, k), sms, NULL);
   /* two and four fragments, which a plan's rows knob reaches, wherever
   ** the GEMV folds its scales; refused, saying why, where it does not */
   if (lb_plan_gemv(r, n, k, 2 * LB_MAX_M, sms, NULL, "test", &c) == LB_OK &&
@@ -164,7 +164,7 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
     check_plan_with(r, name, n, k, LB_GEMV_MOST, sms, NULL);
     check_plan_with(r, name, n, k, 1, sms, "rows=32");
     CHECK(lb_plan_gemv(r, n, k, 1, sms, "rows=32", "test", &c) == LB_OK &&
-              c.rows == 32 && lb_gemv_reach(r, "rows=32") == 32,
+              c.rows == 32 && lb_gemv_reach(r, n, k, "rows=32") == 32,
           "%s n=%d k=%d: rows=32 is not the plan's reach", name, n, k);
   } else {
     CHECK(strstr(lb_errmsg(), "dequantises in f32") != NULL &&
@@ -412,7 +412,7 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
   for (mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
     for (a = 0; a < 2; a++) {
       const int m = ms[mi], arch = archs[a];
-      if (m <= lb_gemv_rows(r) && arch != 90) continue;   /* one GEMV plan */
+      if (m <= lb_gemv_rows(r, n, k) && arch != 90) continue;   /* one GEMV plan */
       if (lb_plan_candidates(r, n, k, m, 132, arch, NULL, c, 64, &count) !=
           LB_OK) {
         CHECK(0, "%s n=%d k=%d m=%d sm_%d: candidates: %s", name, n, k, m,
@@ -420,7 +420,7 @@ static int check_candidates(const lb_recipe *r, const char *name, int n,
         continue;
       }
       for (i = 1; i < count; i++, plans++) {
-        if (m <= lb_gemv_rows(r)) {
+        if (m <= lb_gemv_rows(r, n, k)) {
           check_plan_with(r, name, n, k, m, 132, c[i]);
         } else {
           lb_gemm_plans p;
@@ -793,7 +793,7 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
               (cut == strlen(d.plan) || need > sizeof d.plan),
           "%s n=%d k=%d m=%d: '%s' against '%s' (need %zu)", name, n, k, m,
           text, d.plan, need);
-    if (m > lb_gemv_rows(r) &&
+    if (m > lb_gemv_rows(r, n, k) &&
         lb_plan_gemm(r, n, k, lb_gemm_bucket(m), 132, NULL, NULL, &p) ==
             LB_OK &&
         p.wg.wg) {
@@ -1080,7 +1080,7 @@ static void check_workspace(const lb_recipe *r, const char *name, int n,
               m, archs[a], lb_errmsg());
         continue;
       }
-      CHECK(m > lb_gemv_rows(r) || b == 0,
+      CHECK(m > lb_gemv_rows(r, n, k) || b == 0,
             "%s %d x %d m=%d: %zu bytes for the GEMV", name, n, k, m, b);
       CHECK(b % ((size_t)n * 4) == 0 && b <= (size_t)16 * m * n * 4,
             "%s %d x %d m=%d sm_%d: %zu bytes, not splits of f32 rows", name,

@@ -267,18 +267,32 @@ static void one(const char *path) {
         CHECK(a == NULL || strcmp(g1, a) != 0, "m=%d: the GEMV's source",
               ms[j]);
       }
-      /* (9..16 rows: the GEMV's two fragments where the recipe takes them) */
+      /* (9..32 rows: the GEMV's fragments where the recipe takes them) */
       if (g1) compile_archs(g1, ms[j]);
       printf("  %s m=%d: deterministic, sm_80/86/89/90 %s\n",
-             ms[j] <= lb_gemv_rows(r) ? "GEMV" : "GEMM", ms[j], verdict(f0));
+             ms[j] <= lb_gemv_rows(r, 4096, 4096) ? "GEMV" : "GEMM", ms[j],
+             verdict(f0));
       free(g1);
       free(g2);
+      /* the GEMM's bucket where the GEMV takes these rows here: wider
+      ** layers, a table's or a plan's smaller reach run it */
+      if (ms[j] <= lb_gemv_rows(r, 4096, 4096)) {
+        char *gm = NULL;
+        f0 = failures;
+        CHECK(lb_gen_gemm(r, 4096, 4096, lb_gemm_bucket(ms[j]), 132, NULL,
+                          NULL, NULL, &gm) == LB_OK,
+              "gen GEMM m=%d: %s", ms[j], lb_errmsg());
+        if (gm) compile_archs(gm, ms[j]);
+        printf("  GEMM m=%d: sm_80/86/89/90 %s\n", ms[j], verdict(f0));
+        free(gm);
+      }
       /* the wgmma plan (wg=1), which only sm_90 (as sm_90a) runs */
-      if (ms[j] > lb_gemv_rows(r)) {
+      {
         char *gw = NULL;
         f0 = failures;
-        CHECK(lb_generate_plan(r, 4096, 4096, ms[j], 132, "wg=1", &gw) ==
-                  LB_OK && strstr(gw, "constexpr bool LB_WG = true;"),
+        CHECK(lb_gen_gemm(r, 4096, 4096, lb_gemm_bucket(ms[j]), 132, "wg=1",
+                          "test", NULL, &gw) == LB_OK &&
+                  strstr(gw, "constexpr bool LB_WG = true;"),
               "gen m=%d wg=1: %s", ms[j], lb_errmsg());
         if (gw) compile_for(gw, ms[j], sm90, 1);
         printf("  GEMM m=%d wg=1: sm_90a %s\n", ms[j], verdict(f0));

@@ -140,7 +140,7 @@ static void plans_parse(const lb_recipe *r) {
 /* Plan as knobs, every one named, as built for m on sm_90. */
 static int effective(const lb_recipe *r, int m, const char *plan,
                      char text[LB_PLAN_LEN]) {
-  if (m <= lb_gemv_rows(r)) {
+  if (m <= lb_gemv_rows(r, N, K)) {
     lb_gemv_cfg c;
     if (lb_plan_gemv(r, N, K, m, 132, plan, "test", &c) != LB_OK) return 0;
     lb_gemv_plan_text(&c, text, LB_PLAN_LEN);
@@ -206,7 +206,7 @@ static void candidates(const lb_recipe *r, int m, int compile) {
     }
   }
   /* no clusters offered where there are none */
-  if (m <= lb_gemv_rows(r)) {
+  if (m <= lb_gemv_rows(r, N, K)) {
     int n80 = 0;
     CHECK(lb_plan_candidates(r, N, K, m, 132, 80, NULL, c, 64, &n80) ==
               LB_OK,
@@ -226,7 +226,7 @@ static void candidates(const lb_recipe *r, int m, int compile) {
         lb_compile_offline(src, 90, &info, &log) != LB_OK) {
       CHECK(0, "%s m=%d %s: %s", lb_recipe_name(r), m, c[i], lb_errmsg());
     } else {
-      lb_log_resources(log, m <= lb_gemv_rows(r) ? LB_KERNEL : LB_GEMM_KERNEL,
+      lb_log_resources(log, m <= lb_gemv_rows(r, N, K) ? LB_KERNEL : LB_GEMM_KERNEL,
                        &regs, &spill);
       CHECK(warning_lines(log) == 0 && regs > 0,
             "%s m=%d %s: %d warnings, %d registers\n%s", lb_recipe_name(r),

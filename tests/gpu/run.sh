@@ -10,7 +10,7 @@
 # call against F.linear), convert-speed.log (GPTQ layers converted on the
 # GPU against the host), sanitizer.log and
 # sanitizer-summary.txt, bench.log, bench-gemm.log, bench-crossover.log (and
-# crossover/*.svg), bench-write.log, bench-narrow.log,
+# crossover/*.svg), bench-write.log, bench-reach.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt), bench-sweep.log,
 # bench-model.log (and model/: model.json, model.svg), results.csv, results.json
 # and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
@@ -51,7 +51,7 @@ skipped=""
 # H100, 2026-11-27), so two calls split them: "tests sanitizer bench", then
 # the rest; with every step selected, those that no longer fit are skipped,
 # and the run fails.
-all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm tune bench-crossover bench-narrow bench-model bench-sweep"
+all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm bench-reach tune bench-crossover bench-narrow bench-model bench-sweep"
 steps=${LOWBIT_RUN_STEPS:-$all_steps}
 for s in $steps; do
   case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
@@ -285,6 +285,15 @@ if room 45 "bench-gemm"; then
     --iters 50 >"$out/bench-gemm.log" 2>&1 || bench_rc=1
   lap "bench gemm"
 fi
+# 9..128 rows of small and narrow layers, where the GEMV's reach (by the
+# rules: its most in layers of 4M weights or fewer) and the GEMM's few
+# tiles meet: every shipped recipe against cuBLAS.
+if room 45 "bench-reach"; then
+  "$build/lowbit" bench "$root"/recipes/*.lua --m 16,24,32,64,128 --iters 30 \
+    --shapes 16384x48,4096x1024,1024x4096,16384x1024 \
+    >"$out/bench-reach.log" 2>&1 || bench_rc=1
+  lap "bench reach"
+fi
 # lowbit tune on the main job's recipe with its default M (the GEMV and
 # every GEMM bucket; the issue asks for under 60 s): every candidate plan
 # checked against the float64 reference on sampled rows, then timed; in a
@@ -382,6 +391,9 @@ grep -E "^(lowbit|cuBLAS|tinygemm|SKIPPED)" "$out/bench-model.log" 2>/dev/null |
 awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
   END { if (n) printf "    sweep: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
   "$out/bench-sweep.log" 2>/dev/null
+awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
+  END { if (n) printf "    reach: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
+  "$out/bench-reach.log" 2>/dev/null
 printf "%-22s %s\n" "compute-sanitizer" "$(said sanitizer "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$(said tune "$(case $tune_rc in

@@ -716,7 +716,7 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
       const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       lb_gemv_cfg cfg;
       double rel = 0, e;
-      if (m > lb_gemv_rows(r)) continue;
+      if (m > lb_gemv_rows(r, n, k)) continue;
       GCHECK(lb_plan_gemv(r, n, k, m, 132, NULL, "ring_check", &cfg) == LB_OK &&
                  cfg.sring > 0,
              "ring scales: %s n=%d k=%d m=%d: the plan does not put them in the "
@@ -864,14 +864,14 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
   static const int reach[] = {16, 32, 8};
   const int g = r->group ? r->group : 32;
   const int shapes[][2] = {{3 * g, 257}, {1024, 4112}, {8192 + g, 1000}};
-  /* the rules' reach: past it the GEMV runs m because of the rows set */
-  const int rules = lb_gemv_rows(r);
   int s, q, i, runs = 0, before = failures;
   for (s = 0; s < 3; s++) {
     dev_case d;
     lb_op *op = NULL;
-    int k = shapes[s][0];
+    int k = shapes[s][0], rules;
     if (r->group && k % r->group) k = r->group * (k / r->group + 1);
+    /* the rules' reach: past it the GEMV runs m because of the rows set */
+    rules = lb_gemv_rows(r, shapes[s][1], k);
     if (!dev_case_make(&d, r, 32, shapes[s][1], k, seed + (uint64_t)s) ||
         lb_op_create(ctx, r, shapes[s][1], k, &op) != LB_OK) {
       GCHECK(0, "reach: data or op: %s", lb_errmsg());
