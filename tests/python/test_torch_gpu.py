@@ -45,7 +45,7 @@ def check(y, x, w, b, dtype):
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-@pytest.mark.parametrize("m", [1, 3, 8, 13, 20, 40])
+@pytest.mark.parametrize("m", [1, 3, 8, 13, 20, 40, 100])
 def test_against_float64(name, m):
     q, w, b, dt = make(name)
     x = torch.randn(m, K, device="cuda").to(dt)
@@ -55,20 +55,21 @@ def test_against_float64(name, m):
 
 
 def test_split_k():
-    """20 and 40 rows of this narrow layer split K (in a cluster on sm_90
-    where 2 ways, else in a work space that the op takes from PyTorch's
-    allocator), so the cases above check split-K's result; 1..16 rows (the
-    GEMV, with two fragments of x from 9 rows for 4-bit codes) never
-    split."""
+    """40 and 100 rows of this narrow layer split K (on sm_90 40 in a
+    cluster of 2, 100 in a work space that the op takes from PyTorch's
+    allocator), so the cases above check split-K's result; 1..32 rows (the
+    GEMV, which in a layer this small takes up to 32 rows with two and four
+    fragments of x) never split."""
     op = lowbit.runtime.op("a16w4_g128", N, K, torch.cuda.current_device())
-    assert op.splits(13) == (1, False) and op.workspace(13) == 0
-    for m in (20, 40):
+    for m in (8, 13, 20, 32):
+        assert op.splits(m) == (1, False) and op.workspace(m) == 0, m
+    for m in (40, 100):
         ways, cluster = op.splits(m)
         assert ways > 1 and (op.workspace(m) == 0) == cluster, (m, ways, cluster)
-    assert op.workspace(8) == 0 and op.splits(8) == (1, False)
     q, w, b, dt = make("a16w4_g128")
-    x = torch.randn(40, K, device="cuda").to(dt)
-    assert torch.equal(q(x), q(x)), "split-K results differ between runs"
+    for m in (40, 100):
+        x = torch.randn(m, K, device="cuda").to(dt)
+        assert torch.equal(q(x), q(x)), "split-K results differ between runs"
 
 
 def test_leading_shape_and_empty():
