@@ -48,10 +48,11 @@ limit=${LOWBIT_RUN_S:-560}
 skipped=""
 # Steps, in the order they run; LOWBIT_RUN_STEPS names those to run (default:
 # all).  Together they take longer than one device call (about 780 s on the
-# H100, 2026-11-27), so two calls split them: "tests sanitizer bench", then
-# the rest; with every step selected, those that no longer fit are skipped,
-# and the run fails.
-all_steps="tests sanitizer bench bench-write python-overhead convert-speed bench-gemm bench-reach tune bench-crossover bench-narrow bench-model bench-sweep"
+# H100, 2026-11-27; the tests alone more than 465 s on the H200 since
+# 2026-11-29), so three calls split them: "tests tests-sweep", then
+# "tests-wg sanitizer", then the rest; with every step selected, those that
+# no longer fit are skipped, and the run fails.
+all_steps="tests tests-sweep tests-wg sanitizer bench bench-write python-overhead convert-speed bench-gemm bench-reach tune bench-crossover bench-narrow bench-model bench-sweep"
 steps=${LOWBIT_RUN_STEPS:-$all_steps}
 for s in $steps; do
   case " $all_steps " in *" $s "*) ;; *) echo "LOWBIT_RUN_STEPS: no step '$s' (steps: $all_steps)"; exit 1 ;; esac
@@ -86,63 +87,80 @@ ctest_rc=0 gpu_rc=0 py_rc=0
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
 sm90=0
 [ "$arch" = 90 ] && sm90=1
-if want tests; then
+if want tests || want tests-sweep || want tests-wg; then
   # The tests may take this long (s) before they are stopped and fail, so
-  # that the summary still comes back.
-  tmax=$((limit - 120))
+  # that the summary (and the sanitizer, where selected) still comes back.
+  if want sanitizer; then tmax=$((limit - 120)); else tmax=$((limit - 30)); fi
   # The correctness tests run side by side: their time is NVRTC's and the
   # float64 reference's, on the CPU (16 cores on the device machine), and
   # they share the kernel cache, whose entries are written atomically.
-  (cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1 &
-  ctest_pid=$!
-  timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
-  gpu_pid=$!
+  # Three steps, so that two device calls can share them: "tests" (ctest,
+  # every shipped recipe, the PyTorch op), "tests-sweep" (the recipe sweep
+  # and the stress recipes), "tests-wg" (the shipped recipes again through
+  # sm_90's wgmma plan).  All three took more than one call's 465 s on the
+  # H200 side by side (2026-11-29), once small layers ran the GEMV's two-
+  # and four-fragment kernels, made with every op.
+  ctest_pid= gpu_pid= stress_pid= wg_pid=
+  sweep_pids=()
+  if want tests; then
+    (cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1 &
+    ctest_pid=$!
+    timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
+    gpu_pid=$!
+  fi
   # The same with sm_90's wgmma plan with the words in registers and the
   # activations by TMA (LOWBIT_GEMM=wg=1,wr=1,tm=1; the rule's from 33 rows
   # for 4- and 8-bit codes only), where the device is an sm_90: every
   # recipe's GEMM buckets through it.
-  wg_pid=
-  if [ $sm90 = 1 ]; then
-    LOWBIT_GEMM=wg=1,wr=1,tm=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
-    wg_pid=$!
-  else
-    echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
+  if want tests-wg; then
+    if [ $sm90 = 1 ]; then
+      LOWBIT_GEMM=wg=1,wr=1,tm=1 timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu-wg.log" 2>&1 &
+      wg_pid=$!
+    else
+      echo "SKIPPED: not an sm_90 (wgmma)" >"$out/gpu-wg.log"
+    fi
   fi
   # The pairwise recipe sweep (every pair of recipe-language values), in
-  # shares.
+  # shares; stress recipes, one warp over all of K (the fold's precision).
   shares=4
-  sweep_pids=()
-  for ((p = 0; p < shares; p++)); do
-    timeout $tmax "$build/tests/test_gpu" --sweep $p/$shares >"$out/gpu-sweep.$p.log" 2>&1 &
-    sweep_pids+=($!)
-  done
-  # Stress recipes, one warp over all of K (the fold's precision).
-  LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
-    >"$out/gpu-stress.log" 2>&1 &
-  stress_pid=$!
+  if want tests-sweep; then
+    for ((p = 0; p < shares; p++)); do
+      timeout $tmax "$build/tests/test_gpu" --sweep $p/$shares >"$out/gpu-sweep.$p.log" 2>&1 &
+      sweep_pids+=($!)
+    done
+    LOWBIT_PLAN=split=1 timeout $tmax "$build/tests/test_gpu" "$root/tests/gpu/recipes" \
+      >"$out/gpu-stress.log" 2>&1 &
+    stress_pid=$!
+  fi
   # The PyTorch op (lowbit.Linear, torch.compile, CUDA graphs, split-K's
   # work space from PyTorch's allocator) on the in-tree liblowbit.so.
-  if [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
+  if ! want tests; then
+    :
+  elif [ -f "$build/liblowbit.so" ] && python3 -c "import torch, pytest" 2>/dev/null; then
     intree_py $tmax ":$root/tests/python" -m pytest -q -p no:cacheprovider \
       "$root/tests/python/test_torch_gpu.py" "$root/tests/python/test_torch.py" \
       >"$out/python.log" 2>&1 || py_rc=1
   else
     echo "SKIPPED: no liblowbit.so or no torch/pytest here" >"$out/python.log"
   fi
-  wait $ctest_pid
-  ctest_rc=$?
-  wait $gpu_pid || gpu_rc=1
+  if [ -n "$ctest_pid" ]; then
+    wait $ctest_pid
+    ctest_rc=$?
+  fi
+  [ -n "$gpu_pid" ] && { wait $gpu_pid || gpu_rc=1; }
   for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
-  wait $stress_pid || gpu_rc=1
+  [ -n "$stress_pid" ] && { wait $stress_pid || gpu_rc=1; }
   [ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
-  for ((p = 0; p < shares; p++)); do
-    cat "$out/gpu-sweep.$p.log"
-    rm -f "$out/gpu-sweep.$p.log"
-  done >"$out/gpu-sweep.log"
-  total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
-    END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
-    "$out/gpu-sweep.log")
-  echo "$total" >>"$out/gpu-sweep.log"
+  if want tests-sweep; then
+    for ((p = 0; p < shares; p++)); do
+      cat "$out/gpu-sweep.$p.log"
+      rm -f "$out/gpu-sweep.$p.log"
+    done >"$out/gpu-sweep.log"
+    total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
+      END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
+      "$out/gpu-sweep.log")
+    echo "$total" >>"$out/gpu-sweep.log"
+  fi
   lap "tests (side by side)"
 fi
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:
@@ -152,7 +170,8 @@ fi
 # narrow clustered 7-bit layer, a 4-bit one with a partial block and M off
 # a power of two, a cross-word 3-bit one at M = 1, and four GEMM buckets
 # (M = 100: 65..160 with K split 4 ways, M = 16 with warps splitting code
-# rows, M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
+# rows (1-bit codes, whose GEMV the rules give 32 rows: LOWBIT_PLAN rows=8,
+# given after 'gemv:'), M = 40: cross-word 3-bit codes with K split 4 ways, M = 20: K split
 # 2 ways, in a cluster on sm_90), the GEMV's two fragments (M = 13, 4-bit, a
 # partial block), 2-bit codes at 33..64 rows (on sm_90 the wgmma plan
 # with the activations by TMA, by the rule), M = 300 in two launches
@@ -176,7 +195,7 @@ if room 60 sanitizer; then
          "$root/recipes/a16w4_g128.lua 3 4112 4096"
          "$root/recipes/a16w3_g128.lua 1 4096 4096"
          "$root/recipes/a16w4_g128.lua 100 300 1024"
-         "$root/recipes/a16w1_g64.lua 16 4112 512"
+         "gemv:rows=8:$root/recipes/a16w1_g64.lua 16 4112 512"
          "$root/recipes/a16w3_g128.lua 40 1000 4096"
          "$root/recipes/a16w4_g128.lua 20 8192 1024"
          "$root/recipes/a16w4_g128.lua 13 4112 4096"
@@ -196,9 +215,9 @@ if room 60 sanitizer; then
   # registers with cross-word codes at 17..32 rows, the activations by TMA
   # and by cp.async, and the words through shared memory
   if [ $sm90 = 1 ]; then
-    cases+=("wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 1000 4096"
-            "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 1000 4096"
-            "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 1000 4096")
+    cases+=("wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 4160 1024"
+            "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 4160 1024"
+            "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 4160 1024")
   fi
   # One tool over every case; the tools run side by side.
   san_tool() {
@@ -378,12 +397,20 @@ echo
 if want tests; then
   printf "%-22s %s\n" "CPU tests (ctest)" "$( [ $ctest_rc -eq 0 ] && echo pass || echo "FAIL (see ctest.log)"), $(grep -oE '[0-9]+% tests passed.*out of [0-9]+' "$out/ctest.log" | head -1)"
   printf "%-22s %s\n" "GPU tests" "$(tail -1 "$out/gpu.log")"
-  printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
-  printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
-  printf "%-22s %s\n" "GPU tests, wgmma" "$(tail -1 "$out/gpu-wg.log")"
   printf "%-22s %s\n" "PyTorch op (pytest)" "$(tail -1 "$out/python.log")"
 else
   printf "%-22s %s\n" "tests" "not selected (LOWBIT_RUN_STEPS)"
+fi
+if want tests-sweep; then
+  printf "%-22s %s\n" "GPU sweep" "$(tail -1 "$out/gpu-sweep.log")"
+  printf "%-22s %s\n" "GPU stress (split=1)" "$(tail -1 "$out/gpu-stress.log")"
+else
+  printf "%-22s %s\n" "tests-sweep" "not selected (LOWBIT_RUN_STEPS)"
+fi
+if want tests-wg; then
+  printf "%-22s %s\n" "GPU tests, wgmma" "$(tail -1 "$out/gpu-wg.log")"
+else
+  printf "%-22s %s\n" "tests-wg" "not selected (LOWBIT_RUN_STEPS)"
 fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
