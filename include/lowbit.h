@@ -112,8 +112,10 @@ LB_API lb_status lb_unpack(const lb_recipe *r, int n, int k,
 LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
-** to 8 (lb_generate's source), else the GEMM of m's bucket (rows 9..16,
-** 17..32, 33..64, 65..160, 161..256, 257..384, 385 and more).  m = 1..LB_MAX_ROWS. */
+** to 8 (lb_generate's source) and up to its reach (lb_rows_at: two
+** fragments of x to 16 rows, four to 32), else the GEMM of m's bucket (rows
+** 9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385 and more).
+** m = 1..LB_MAX_ROWS. */
 #define LB_MAX_ROWS (1 << 20)
 LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
                                int sms, char **src);

@@ -10,7 +10,8 @@ from .recipe import as_recipe
 def generate(recipe, n, k, sms=132, m=1, plan=None):
     """The self-contained CUDA source lowbit generates for (recipe, n, k) on a
     device with `sms` multiprocessors, for the kernel that m activation rows
-    use (up to 8 the GEMV, more a GEMM bucket); deterministic: equal inputs,
+    use (the GEMV up to its reach, 8 to 32 rows by recipe and shape, more a
+    GEMM bucket); deterministic: equal inputs,
     equal text.  plan: knobs in words replacing the planner's choices
     ("wn=2,st=3" for a GEMM, "split=2" for the GEMV; include/lowbit.h lists
     them); a malformed plan raises LowbitError naming the knob."""

@@ -135,7 +135,8 @@ def launch(x, op, idx, n, out, pp, sp, zp, bp):
     m = x.numel() // x.shape[-1]
     if m == 0:
         return y
-    # One launch for every M: up to 8 rows the GEMV, more a GEMM bucket
+    # One launch for every M: the GEMV up to its reach (8 to 32 rows by
+    # recipe and shape: lb_rows_at), more a GEMM bucket
     # (its first use in a process compiles it; Op.prepare does it ahead).
     # Split-K's work space comes from PyTorch's allocator, on this stream
     # (so it is safe across streams and inside CUDA graphs).

@@ -115,7 +115,8 @@ class Op:
     def run(self, m, x, packed, scales, zeros, bias, y, stream=0,
             workspace=None, workspace_bytes=0):
         """y[m][N] = x[m][K] * W^T (+ bias), enqueued on `stream`; m = 1..2^20
-        (up to 8 rows the GEMV, more the GEMM of m's bucket).
+        (the GEMV up to its reach, 8 to 32 rows by recipe and shape, more
+        the GEMM of m's bucket).
         Arguments are device addresses (0 or None for absent zeros/bias);
         workspace: workspace(m) bytes of device memory for split-K, or None
         (the plan that needs none).  Streams running at once need a work
