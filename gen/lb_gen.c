@@ -325,6 +325,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
                       lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
+  int xminb_set = 0;
   memset(cfg, 0, sizeof *cfg);
   cfg->ph = 1;
   tiles = lb_kpad(&lay, k) / lay.tile;
@@ -617,6 +618,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     const lb_status st = parse_plan(tune, from, v);
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
+    xminb_set = v[4] >= 0;
   }
   /* Four fragments (17..32 rows) hold twice the sums of two: blocks of 8
   ** warps (128 registers) spilled them (a16w4_g128 at 8192 x 8192, sm_90:
@@ -695,6 +697,13 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (cfg->xs_m > most) cfg->xs_m = most;
     if (cfg->xs_m < fewest) cfg->xs_m = 0;
   }
+  /* Two fragments of x in lb_gemv_xs at 128 registers (two blocks an SM)
+  ** spilled: a16w4_g128 at K = 1024, N = 256 and 4096, sm_90, 4 bytes.
+  ** Where the grid is one wave or less a second block an SM buys
+  ** nothing, so the cap goes (166 registers there, no spill). */
+  if (cfg->nf > 1 && cfg->xs_m > 0 && cfg->xminb > 1 && !xminb_set &&
+      (long long)cfg->grid * cfg->cluster <= sms)
+    cfg->xminb = 1;
   return LB_OK;
 }
 

@@ -250,6 +250,29 @@ static void one(const char *path) {
     }
   }
   {
+    /* Small layers, where the rules give the GEMV 9..32 rows (two and four
+    ** fragments of x) for most widths: the kernels of 16 and 32 rows,
+    ** sm_80 and sm_90, without spills (the two-fragment lb_gemv_xs of
+    ** 4-bit codes at K = 1024 spilled 4 bytes on sm_90 until 2026-11-29) */
+    static const int sm[][2] = {{256, 1024}, {4096, 1024}, {1024, 256},
+                                {48, 16384}};
+    static const int rm[] = {16, 32}, a8090[] = {80, 90};
+    size_t j, q;
+    for (q = 0; q < sizeof sm / sizeof sm[0]; q++)
+      for (j = 0; j < sizeof rm / sizeof rm[0]; j++) {
+        char *g = NULL;
+        const int f0 = failures;
+        CHECK(lb_generate_m(r, sm[q][0], sm[q][1], rm[j], 132, &g) == LB_OK,
+              "gen %d x %d m=%d: %s", sm[q][1], sm[q][0], rm[j], lb_errmsg());
+        if (g) compile_for(g, rm[j], a8090, 2);
+        printf("  %d x %d m=%d (%s): sm_80/90 %s\n", sm[q][1], sm[q][0],
+               rm[j], rm[j] <= lb_gemv_rows(r, sm[q][0], sm[q][1]) ? "GEMV"
+                                                                 : "GEMM",
+               verdict(f0));
+        free(g);
+      }
+  }
+  {
     /* Every GEMM bucket: deterministic, its own source, and compiled for
     ** each arch without warnings or spills (CI has no GPU: this is where
     ** every kernel a recipe can launch is compiled). */
