@@ -131,7 +131,16 @@ static lb_status parse_plan(const char *plan, int bucket, const char *from,
   lb_knob k[NKNOB];
   memcpy(k, knob, sizeof k);
   k[K_WM].hi = (16 << (bucket < 3 ? bucket : 3)) / 8;
-  if (lb_knobs_parse(plan, from, k, NKNOB, kn->v) != LB_OK) return LB_EARG;
+  if (lb_knobs_parse(plan, from, k, NKNOB, kn->v) != LB_OK) {
+    /* the GEMV's reach, given to rows past it (`--plan rows=16 --m 24`) */
+    const char *at = plan ? strstr(plan, "rows=") : NULL;
+    if (at != NULL && (at == plan || at[-1] == ','))
+      return lb_fail(LB_EARG, "%s: plan \"%s\": rows is the GEMV's knob (its "
+                     "reach, set in its plan of 1..8 rows); the rows past "
+                     "that reach run a GEMM bucket, whose plan has no rows",
+                     from, plan);
+    return LB_EARG;
+  }
   if (kn->v[K_WN] >= 0 && kn->v[K_WK] >= 0 && kn->v[K_WM] >= 0 &&
       kn->v[K_WN] * kn->v[K_WK] * kn->v[K_WM] > 32)
     return lb_fail(LB_EARG, "%s: plan \"%s\": wn x wk x wm warps exceed "

@@ -138,6 +138,7 @@ expect "tune, two recipes" 2 "usage:" $none "$lowbit" tune "$r" "$r"
 expect "tune, no GPU" 3 "no GPU" $none "$lowbit" tune "$r" --n 4096 --k 4096 --dry-run --verbose
 expect "gen --plan" 0 'Plan changed by the caller: "wn=2,st=3"' $none "$lowbit" gen "$r" --m 64 --plan wn=2,st=3
 expect "gen --plan, bad knob" 2 "--plan wn=5 for m = 64 (a16w4_g128's GEMM): wn must be a power of two" $none "$lowbit" gen "$r" --m 64 --plan wn=5
+expect "gen --plan rows=16 for 24 rows (the GEMM's)" 2 "--plan rows=16 for m = 24 (a16w4_g128's GEMM): rows is the GEMV's knob" $none "$lowbit" gen "$r" --n 8192 --k 8192 --m 24 --plan rows=16
 expect "gen --plan, a GEMM plan for the GEMV" 2 "--plan wn=2 for m = 8 (a16w4_g128's GEMV): unknown knob at \"wn=2\"" $none "$lowbit" gen "$r" --m 8 --plan wn=2
 expect "gen --plan, the GEMV" 0 'Plan changed by the caller: "split=2"' $none "$lowbit" gen "$r" --m 8 --plan split=2
 expect "compile --plan rows=32: the GEMV takes 24 rows" 0 "a16w4_g128 m=24: gemv, the plan \"rows=32\"" $none "$lowbit" compile "$r" --m 24 --n 256 --k 256 --plan rows=32
