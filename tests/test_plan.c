@@ -1121,6 +1121,63 @@ static void check_workspace_env(void) {
   lb_recipe_free(r);
 }
 
+/* The rules' reach by width and shape (lb_gemv_rows; gen/lb_gen.c says
+** what measured it): every width's most in layers of 4M weights or fewer,
+** 32 rows of 1-bit codes, of 2- and 3-bit codes where N <= 4096, else 16
+** for 3- and 4-bit codes and 8 for the others; each op's plan and
+** lb_rows_at say the same. */
+static void check_reach_rules(void) {
+  /* N, K, then the reach for bits 1..8 with f16 activations, and for 8
+  ** bits with bf16 (f32 dequantisation) */
+  static const int want[][11] = {
+      {48, 16384, 32, 32, 32, 32, 16, 16, 16, 32, 8},
+      {1024, 4096, 32, 32, 32, 32, 16, 16, 16, 32, 8},
+      {4096, 1152, 32, 32, 32, 16, 8, 8, 8, 8, 8},
+      {4096, 14336, 32, 32, 32, 16, 8, 8, 8, 8, 8},
+      {4097, 4096, 32, 8, 16, 16, 8, 8, 8, 8, 8},
+      {8192, 8192, 32, 8, 16, 16, 8, 8, 8, 8, 8},
+      {0, 0, 32, 8, 16, 16, 8, 8, 8, 8, 8}};
+  char text[256];
+  int bits, s, bf;
+  for (bf = 0; bf < 2; bf++)
+    for (bits = bf ? 8 : 1; bits <= 8; bits++) {
+      lb_recipe *r;
+      snprintf(text, sizeof text,
+               "name \"w%d\"\nactivations \"%s\"\nweights { bits = %d }\n"
+               "scales { group = 128, dtype = \"%s\" }\n"
+               "zeros { dtype = \"%s\" }\ndequant \"(q - z) * s\"\n",
+               bits, bf ? "bf16" : "f16", bits, bf ? "bf16" : "f16",
+               bf ? "bf16" : "f16");
+      if ((r = load("reach.lua", text)) == NULL) continue;
+      for (s = 0; s < (int)(sizeof want / sizeof want[0]); s++) {
+        const int n = want[s][0], k = want[s][1];
+        const int w = want[s][bf ? 10 : 1 + bits];
+        lb_gemv_cfg c;
+        lb_rows rw;
+        CHECK(lb_gemv_rows(r, n, k) == w, "%s %d-bit at %d x %d (K x N): "
+              "the rules' reach %d, not %d", bf ? "bf16" : "f16", bits, k, n,
+              lb_gemv_rows(r, n, k), w);
+        if (n == 0) {
+          CHECK(lb_rows_of(r, 9, &rw) == LB_OK &&
+                    !strcmp(rw.kind, w > 8 ? "gemv" : "gemm"),
+                "%d-bit: lb_rows_of(9) ran %s", bits, rw.kind);
+          continue;
+        }
+        CHECK(lb_plan_gemv(r, n, k, 1, 132, NULL, "test", &c) == LB_OK &&
+                  c.rows == w,
+              "%d-bit at %d x %d: the plan's rows %d, not %d (%s)", bits, k,
+              n, c.rows, w, lb_errmsg());
+        CHECK(lb_rows_at(r, n, k, w, &rw) == LB_OK &&
+                  !strcmp(rw.kind, "gemv") && rw.hi == w &&
+                  lb_rows_at(r, n, k, w + 1, &rw) == LB_OK &&
+                  !strcmp(rw.kind, "gemm"),
+              "%d-bit at %d x %d: lb_rows_at does not end the GEMV at %d",
+              bits, k, n, w);
+      }
+      lb_recipe_free(r);
+    }
+}
+
 int main(void) {
   static lb_sweep_row rows[256];
   static const int ns[] = {1, 16, 48, 257, 4112, 16384};
@@ -1175,6 +1232,7 @@ int main(void) {
   check_phases();
   check_plan_len();
   check_workspace_env();
+  check_reach_rules();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,
          failures);
   return failures != 0;
