@@ -291,7 +291,8 @@ int lb_gemv_rows(const lb_recipe *r, int n, int k) {
   ** - 2- and 3-bit codes where N is 4096 or less (14336 x 4096 x0.83 to
   **   x1.01, 16384 x 1024 x0.77 to x0.83, 4096 x 4096 a16w3_g128 x0.8);
   **   at N 8192 and more two fragments or four lost for 2-bit codes
-  **   (8192 x 8192 x1.02 to x1.14) and four for 3-bit ones;
+  **   (8192 x 8192: two x1.02 and x1.03, four x1.00 to x1.14) and four
+  **   for 3-bit ones;
   ** - not 4- and 8-bit codes in larger layers: four fragments lost at
   **   14336 x 4096 (a16w4_g128 x1.09, a16w8_channel x1.21) and tied at
   **   4096 x 4096 (a16w8_channel x1.03).
