@@ -396,6 +396,9 @@ static int rules_reach(const tuner *t) {
              : 8;
 }
 
+/* Whether m is a row count the GEMV's reach decides (9..32). */
+static int reach_m(int m) { return m > ONE && m <= MOST; }
+
 /* The op's one-fragment GEMV plan with its rows knob set to rows (into
 ** out); 0 where the op cannot say its plan. */
 static int with_rows(tuner *t, int reach, char *out, size_t len) {
@@ -433,11 +436,11 @@ static void tune_reach(tuner *t) {
   const int r0 = rules_reach(t);
   int i, q, best = -1, base = -1, ok[3] = {0, 0, 0};
   for (i = 0; i < t->o->nm; i++)
-    if (t->rw[i].m > ONE && t->rw[i].m <= MOST) break;
+    if (reach_m(t->rw[i].m)) break;
   if (i == t->o->nm) return;   /* no M there */
   printf("the GEMV's reach (m =");
   for (i = 0; i < t->o->nm; i++)
-    if (t->rw[i].m > ONE && t->rw[i].m <= MOST)
+    if (reach_m(t->rw[i].m))
       printf(" %d", t->rw[i].m);
   printf("; rows=8: the GEMM past 8 rows):\n");
   for (q = 0; q < 3; q++) {
@@ -452,7 +455,7 @@ static void tune_reach(tuner *t) {
       tjob j = {t, t->rw[i].m};
       lb_compile_info info;
       memset(&info, 0, sizeof info);   /* (read below when prepare fails) */
-      if (j.m <= ONE || j.m > MOST) continue;
+      if (!reach_m(j.m)) continue;
       if (lb_op_prepare(t->op, j.m, j.m) != LB_OK ||
           (lb_op_info_m(t->op, j.m, &info) == LB_OK && info.spill > 0 &&
            q != base)) {
@@ -478,14 +481,14 @@ static void tune_reach(tuner *t) {
     int n = 0;
     if (!ok[q]) continue;
     for (i = 0; i < t->o->nm; i++)
-      if (t->rw[i].m > ONE && t->rw[i].m <= MOST) {
+      if (reach_m(t->rw[i].m)) {
         s += log(us[q][i] / us[base][i]);
         n++;
       }
     sc[q] = exp(s / n);
     printf("  rows=%-3d", reach[q]);
     for (i = 0; i < t->o->nm; i++)
-      if (t->rw[i].m > ONE && t->rw[i].m <= MOST)
+      if (reach_m(t->rw[i].m))
         printf(" %8.1f", us[q][i]);
     printf(" us  x%.3f%s\n", sc[q], q == base ? " (the rules')" : "");
     if (best < 0 || sc[q] < sc[best]) best = q;
@@ -652,10 +655,9 @@ int lb_tune_run(const lb_tune_opts *o) {
          "flushed by a read\n", lb_recipe_name(r), o->k, o->n, prop.name, t.sms,
          o->iters);
   for (i = 0; i < o->nm; i++)
-    if (bucket_of(&t, o->m[i]) <= -2 && bucket_of(&t, o->m[i]) >= -3) {
+    if ((b = bucket_of(&t, o->m[i])) == -2 || b == -3) {
       printf("m = %d: the GEMV with %s fragments of x (not tuned: the "
-             "rules' plan)\n", o->m[i],
-             bucket_of(&t, o->m[i]) == -2 ? "two" : "four");
+             "rules' plan)\n", o->m[i], b == -2 ? "two" : "four");
       break;
     }
   /* every range of rows in order (lb_rows_at), but the two-fragment

@@ -271,12 +271,9 @@ static int gemv_most(const lb_format *f) {
                                                   : LB_GEMV_MOST;
 }
 
-int lb_gemv_rows(const lb_recipe *r, int n, int k) {
-  lb_format f;
-  int most;
-  if (r == NULL) return LB_MAX_M;
-  lb_format_of(r, &f);
-  most = gemv_most(&f);
+/* The rules' reach for f at N x K (lb_gemv_rows). */
+static int rules_rows(const lb_format *f, int n, int k) {
+  const int most = gemv_most(f), bits = f->lay.bits;
   /* Where the GEMV's fragments beat the GEMM's buckets at 9..32 rows.
   ** H200, `lowbit tune RECIPE --m 8,16,24,32 --dry-run` (2026-11-29,
   ** 13 recipes x 4 to 8 shapes, the reach at 8 / 16 / 32 in one call
@@ -304,9 +301,16 @@ int lb_gemv_rows(const lb_recipe *r, int n, int k) {
   ** us, a16w8_channel 32.2 -> 36.5).  n or k of 0: a shape not known,
   ** taken as a large one. */
   if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22) return most;
-  if (r->bits == 1) return most;
-  if (n > 0 && n <= 4096 && r->bits <= 3) return most;
-  return r->bits == 3 || r->bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
+  if (bits == 1) return most;
+  if (n > 0 && n <= 4096 && bits <= 3) return most;
+  return bits == 3 || bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
+}
+
+int lb_gemv_rows(const lb_recipe *r, int n, int k) {
+  lb_format f;
+  if (r == NULL) return LB_MAX_M;
+  lb_format_of(r, &f);
+  return rules_rows(&f, n, k);
 }
 
 int lb_gemv_frags(int m) {
@@ -613,7 +617,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
-  cfg->rows = lb_gemv_rows(f->r, n, k);
+  cfg->rows = rules_rows(f, n, k);
   {
     int v[NKNOB];
     const lb_status st = parse_plan(tune, from, v);

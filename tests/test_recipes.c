@@ -233,44 +233,34 @@ static void one(const char *path) {
     }
   }
   {
-    /* The benchmark's headline shape, 8192 x 8192, where a warp has two
-    ** tiles: 1 and 16 rows, sm_90 (its two-fragment GEMV had an unused
-    ** lb_gemv_xs that spilled until 2026-11-28; so did 5-bit codes in
-    ** groups of 64 at 1 row, which test_sweep's fixed rows check) */
-    static const int hm[] = {1, 16};
-    size_t j;
-    for (j = 0; j < sizeof hm / sizeof hm[0]; j++) {
-      char *h = NULL;
+    /* The kernels the rules give m rows at a shape, compiled without
+    ** warnings or spills.  The benchmark's headline shape, 8192 x 8192,
+    ** where a warp has two tiles: 1 and 16 rows, sm_90 (its two-fragment
+    ** GEMV had an unused lb_gemv_xs that spilled until 2026-11-28; so did
+    ** 5-bit codes in groups of 64 at 1 row, which test_sweep's fixed rows
+    ** check).  Small layers, where the rules give the GEMV 9..32 rows (two
+    ** and four fragments of x) for most widths: 16 and 32 rows, sm_80 and
+    ** sm_90 (the two-fragment lb_gemv_xs of 4-bit codes at K = 1024
+    ** spilled 4 bytes on sm_90 until 2026-11-29). */
+    static const int at[][4] = {   /* N, K, m, sm_80 too */
+        {8192, 8192, 1, 0},  {8192, 8192, 16, 0}, {256, 1024, 16, 1},
+        {256, 1024, 32, 1},  {4096, 1024, 16, 1}, {4096, 1024, 32, 1},
+        {1024, 256, 16, 1},  {1024, 256, 32, 1},  {48, 16384, 16, 1},
+        {48, 16384, 32, 1}};
+    static const int a8090[] = {80, 90};
+    size_t q;
+    for (q = 0; q < sizeof at / sizeof at[0]; q++) {
+      const int n = at[q][0], k = at[q][1], m = at[q][2];
+      char *g = NULL;
       const int f0 = failures;
-      CHECK(lb_generate_m(r, 8192, 8192, hm[j], 132, &h) == LB_OK,
-            "gen 8192 x 8192 m=%d: %s", hm[j], lb_errmsg());
-      if (h) compile_for(h, hm[j], sm90, 1);
-      printf("  8192 x 8192 m=%d: sm_90 %s\n", hm[j], verdict(f0));
-      free(h);
+      CHECK(lb_generate_m(r, n, k, m, 132, &g) == LB_OK,
+            "gen %d x %d m=%d: %s", k, n, m, lb_errmsg());
+      if (g) compile_for(g, m, at[q][3] ? a8090 : sm90, at[q][3] ? 2 : 1);
+      printf("  %d x %d m=%d (%s): sm_%s %s\n", k, n, m,
+             m <= lb_gemv_rows(r, n, k) ? "GEMV" : "GEMM",
+             at[q][3] ? "80/90" : "90", verdict(f0));
+      free(g);
     }
-  }
-  {
-    /* Small layers, where the rules give the GEMV 9..32 rows (two and four
-    ** fragments of x) for most widths: the kernels of 16 and 32 rows,
-    ** sm_80 and sm_90, without spills (the two-fragment lb_gemv_xs of
-    ** 4-bit codes at K = 1024 spilled 4 bytes on sm_90 until 2026-11-29) */
-    static const int sm[][2] = {{256, 1024}, {4096, 1024}, {1024, 256},
-                                {48, 16384}};
-    static const int rm[] = {16, 32}, a8090[] = {80, 90};
-    size_t j, q;
-    for (q = 0; q < sizeof sm / sizeof sm[0]; q++)
-      for (j = 0; j < sizeof rm / sizeof rm[0]; j++) {
-        char *g = NULL;
-        const int f0 = failures;
-        CHECK(lb_generate_m(r, sm[q][0], sm[q][1], rm[j], 132, &g) == LB_OK,
-              "gen %d x %d m=%d: %s", sm[q][1], sm[q][0], rm[j], lb_errmsg());
-        if (g) compile_for(g, rm[j], a8090, 2);
-        printf("  %d x %d m=%d (%s): sm_80/90 %s\n", sm[q][1], sm[q][0],
-               rm[j], rm[j] <= lb_gemv_rows(r, sm[q][0], sm[q][1]) ? "GEMV"
-                                                                 : "GEMM",
-               verdict(f0));
-        free(g);
-      }
   }
   {
     /* Every GEMM bucket: deterministic, its own source, and compiled for

@@ -415,12 +415,14 @@ fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
 grep -E "^(lowbit|cuBLAS|tinygemm|SKIPPED)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
-awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
-  END { if (n) printf "    sweep: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
-  "$out/bench-sweep.log" 2>/dev/null
-awk '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
-  END { if (n) printf "    reach: %d rows against cuBLAS, the slowest: %s\n", n, row }' \
-  "$out/bench-reach.log" 2>/dev/null
+# A bench log's rows against cuBLAS and its slowest (speed-up, column 6).
+slowest() {
+  awk -v what="$1" '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
+    END { if (n) printf "    %s: %d rows against cuBLAS, the slowest: %s\n", what, n, row }' \
+    "$2" 2>/dev/null
+}
+slowest sweep "$out/bench-sweep.log"
+slowest reach "$out/bench-reach.log"
 printf "%-22s %s\n" "compute-sanitizer" "$(said sanitizer "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
 printf "%-22s %s\n" "lowbit tune" "$(said tune "$(case $tune_rc in
