@@ -295,15 +295,17 @@ typedef struct lb_weights {
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
 ** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, up to its
 ** reach (lb_rows_at: 16 or 32 by width and shape) its two- and
-** four-fragment kernels, made with the op; more rows the GEMM of m's bucket (9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385+), with the same
+** four-fragment kernels; more rows the GEMM of m's bucket (9..16, 17..32,
+** 33..64, 65..160, 161..256, 257..384, 385+), with the same
 ** packed weights.  Where m ends a few rows past a whole number of the
 ** bucket's tiles (at most a quarter tile), those rows run as a second
 ** launch on the kernel of their own count (lb_op_tail).  stream is a
 ** CUstream / cudaStream_t (NULL: default).
 ** Enqueues only: no allocation, no synchronisation; graph-capturable.
-** The one exception is the first run of a GEMM bucket, which compiles its
-** kernel (NVRTC, or the disk cache): call lb_op_prepare first where a
-** launch must not wait (serving, CUDA graph capture). */
+** The one exception is the first run of a GEMM bucket or of the GEMV's
+** two- or four-fragment kernel, which compiles it (NVRTC, or the disk
+** cache; lb_op_create compiles the one-fragment GEMV): call lb_op_prepare
+** first where a launch must not wait (serving, CUDA graph capture). */
 LB_API lb_status lb_op_run(const lb_op *op, int m, const void *x,
                            const lb_weights *w, void *y, void *stream);
 /* Split-K.  Where the tiles of m rows leave most SMs idle (narrow layers,
@@ -403,7 +405,8 @@ typedef struct lb_tune_table {
 /* The tables (*out freed with lb_free; none when there are none). */
 LB_API lb_status lb_tune_list(lb_tune_table **out, int *count);
 
-/* Compiles the kernels of every bucket that rows m_lo..m_hi use. */
+/* Compiles the kernels that rows m_lo..m_hi use: the GEMV's two- and
+** four-fragment kernels and the GEMM's buckets. */
 LB_API lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi);
 /* lb_op_info for the kernel that m rows use (compiled: LB_EARG if not). */
 LB_API lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info);

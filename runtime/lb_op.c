@@ -54,8 +54,11 @@ typedef struct lb_bucket {
   CUfunction fn;
 } lb_bucket;
 
-/* A GEMV kernel of the op, compiled with it: one fragment of x (up to
-** LB_MAX_M rows), two (up to 16) or four (up to 32). */
+/* A GEMV kernel of the op: one fragment of x (up to LB_MAX_M rows),
+** compiled with the op; two (up to 16) or four (up to 32), where the
+** reach takes them, compiled on first use (gemv_fn) or by lb_op_prepare.
+** fn is published with a release store once everything else is set, so
+** launches read it without a lock (NULL: not compiled). */
 typedef struct lb_gv {
   CUfunction fn, fn_xs;   /* x from global memory; x in shared (or NULL) */
   lb_gemv_cfg cfg;
@@ -75,8 +78,8 @@ struct lb_op {
   int out_size;
   int rows;               /* the GEMV's reach, its plan's rows: 8, 16, 32 */
   lb_gv gv[3];            /* the GEMV: one fragment of x, two, four (fn
-                          ** NULL where not made: past its reach) */
-  pthread_mutex_t lock;   /* guards compiling a bucket */
+                          ** NULL where not compiled yet) */
+  pthread_mutex_t lock;   /* guards compiling a bucket or a GEMV */
   lb_bucket gemm[LB_GEMM_BUCKETS];
   int overlap;            /* lb_op_overlap: launch with PDL */
 };
@@ -439,25 +442,65 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
   return make_gemv(op, v, op->overlap, plan, from, table, where, &op->gv[v]);
 }
 
-/* The one-fragment GEMV from plan (as load_gemv), then the others its
-** reach (the plan's rows) takes, where not made yet; all or nothing: the
-** op as it was when any fails. */
+/* The plan of the op's GEMV v > 0 as gemv_fn compiles it (LOWBIT_PLAN's,
+** else the rules'), into *cfg, and where it comes from. */
+static lb_status plan_frags(const lb_op *op, int v, const char *where,
+                            lb_gemv_cfg *cfg, lb_plan_from *from) {
+  const char *env = getenv("LOWBIT_PLAN");
+  if (from) *from = env ? LB_PLAN_ENV : LB_PLAN_RULES;
+  return lb_plan_gemv(&op->rec, op->n, op->k, gv_rows[v], op->c->sms, env,
+                      env ? "LOWBIT_PLAN" : where, cfg);
+}
+
+/* The one-fragment GEMV from plan (as load_gemv), and the others its reach
+** (the plan's rows) takes planned, so that a plan they cannot take fails
+** here (they compile on first use); all or nothing: the op as it was when
+** any fails. */
 static lb_status set_gemv(lb_op *op, const char *plan, lb_plan_from from,
                           const char *table, const char *where) {
   const lb_gv old = op->gv[0];
   lb_status st = load_gemv(op, 0, plan, from, table, where);
+  lb_gemv_cfg cfg;
   int v, rows;
   if (st != LB_OK) return st;
   rows = op->gv[0].cfg.rows;
   for (v = 1; v < gv_count(rows) && st == LB_OK; v++)
-    if (op->gv[v].fn == NULL)
-      st = load_gemv(op, v, NULL, LB_PLAN_RULES, NULL, where);
+    st = plan_frags(op, v, where, &cfg, NULL);
   if (st != LB_OK) {
     op->gv[0] = old;
     return st;
   }
   op->rows = rows;
   return LB_OK;
+}
+
+/* The GEMV v, compiled (or found in a cache) if it is not yet: the slow
+** path of a launch of 9..32 rows, taken once per kernel and op. */
+static lb_status gemv_fn(const lb_op *cop, int v) {
+  lb_op *op = (lb_op *)cop;   /* the kernel is a cache; the op is logically const */
+  lb_gv *gv = &op->gv[v], g;
+  lb_status st;
+  if (__atomic_load_n(&gv->fn, __ATOMIC_ACQUIRE) != NULL) return LB_OK;
+  pthread_mutex_lock(&op->lock);
+  if (gv->fn != NULL) {
+    pthread_mutex_unlock(&op->lock);
+    return LB_OK;
+  }
+  st = make_gemv(op, v, op->overlap, NULL, LB_PLAN_RULES, NULL, "lb_op_run",
+                 &g);
+  if (st == LB_OK) {   /* every field but fn, then fn */
+    gv->fn_xs = g.fn_xs;
+    gv->cfg = g.cfg;
+    gv->blocks = g.blocks;
+    gv->threads = g.threads;
+    gv->smem = g.smem;
+    gv->spread = g.spread;
+    gv->info = g.info;
+    gv->from = g.from;
+    __atomic_store_n(&gv->fn, g.fn, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&op->lock);
+  return st;
 }
 
 /* Bucket b's source and plan: plan from `from` (LB_PLAN_SET, or the
@@ -641,12 +684,20 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
   if ((gv = gemv_of(op, m)) != NULL) {
     /* the reach in effect, the first kernel's, whichever kernel runs m;
     ** past the rules' reach the GEMV runs m because of that plan, so it
-    ** says where m's kernel came from (bench's "plan table" at 24 rows) */
-    lb_gemv_cfg c = gv->cfg;
+    ** says where m's kernel came from (bench's "plan table" at 24 rows);
+    ** a kernel not compiled yet, as gemv_fn will plan it */
+    lb_gemv_cfg c;
+    lb_plan_from f;
+    if (__atomic_load_n(&gv->fn, __ATOMIC_ACQUIRE) != NULL) {
+      c = gv->cfg;
+      f = gv->from;
+    } else {
+      const lb_status st = plan_frags(op, gv_index(m), "lb_op_plan", &c, &f);
+      if (st != LB_OK) return st;
+    }
     c.rows = op->rows;
     lb_gemv_plan_text(&c, plan, LB_PLAN_LEN);
-    *from = m > lb_gemv_rows(&op->rec, op->n, op->k) ? op->gv[0].from
-                                                     : gv->from;
+    *from = m > lb_gemv_rows(&op->rec, op->n, op->k) ? op->gv[0].from : f;
     return LB_OK;
   }
   bk = &op->gemm[lb_gemm_bucket(lead_rows(op, m))];
@@ -706,23 +757,29 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
 }
 
 lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
-  char need[LB_GEMM_BUCKETS];
-  int b, m;
+  char need[LB_GEMM_BUCKETS], gneed[3] = {0, 0, 0};
+  int b, m, v;
   CUfunction fn;
   lb_status st;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_prepare: op is NULL");
   if (m_lo < 1 || m_hi < m_lo || m_hi > LB_MAX_ROWS)
     return lb_fail(LB_EARG, "lb_op_prepare: rows %d..%d; ops take 1..%d",
                    m_lo, m_hi, LB_MAX_ROWS);
-  if (m_hi <= op->rows) return LB_OK;   /* the GEMV is compiled with the op */
-  /* every kernel a run of m_lo..m_hi rows launches: m's bucket's, or the
-  ** first part's and the tail's (lead_rows); rows are few enough to walk */
+  /* every kernel a run of m_lo..m_hi rows launches: the GEMV's of m
+  ** rows, m's bucket's, or the first part's and the tail's (lead_rows);
+  ** rows are few enough to walk */
   memset(need, 0, sizeof need);
+  for (m = m_lo; m <= m_hi && m <= op->rows; m++) gneed[gv_index(m)] = 1;
   for (m = m_lo > op->rows ? m_lo : op->rows + 1; m <= m_hi; m++) {
     const int lead = lead_rows(op, m);
     need[lb_gemm_bucket(lead)] = 1;
-    if (m - lead > op->rows) need[lb_gemm_bucket(m - lead)] = 1;
+    if (m - lead > op->rows)
+      need[lb_gemm_bucket(m - lead)] = 1;
+    else if (m > lead)
+      gneed[gv_index(m - lead)] = 1;
   }
+  for (v = 1; v < 3; v++)   /* (the one-fragment GEMV is the op's) */
+    if (gneed[v] && (st = gemv_fn(op, v)) != LB_OK) return st;
   for (b = 0; b < LB_GEMM_BUCKETS; b++)
     if (need[b] && (st = bucket_fn(op, b, &fn)) != LB_OK) return st;
   return LB_OK;
@@ -737,6 +794,10 @@ lb_status lb_op_info_m(const lb_op *op, int m, lb_compile_info *info) {
     return lb_fail(LB_EARG, "lb_op_info_m: m = %d; ops take 1..%d", m,
                    LB_MAX_ROWS);
   if ((gv = gemv_of(op, m)) != NULL) {
+    if (__atomic_load_n(&gv->fn, __ATOMIC_ACQUIRE) == NULL)
+      return lb_fail(LB_EARG, "lb_op_info_m: the kernel for m = %d is not "
+                     "compiled yet (lb_op_prepare, or a run, compiles it)",
+                     m);
     *info = gv->info;
     return LB_OK;
   }
@@ -980,6 +1041,8 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     p->smem = (unsigned)bk->cfg.smem;
   } else {
     const lb_gemv_cfg *cfg = &gv->cfg;
+    /* first: two and four fragments compile on their first run */
+    if ((st = gemv_fn(op, gv_index(m))) != LB_OK) return st;
     p->gemv = 1;
     p->fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
     /* only a source made for it is launched early (lb_op_overlap makes

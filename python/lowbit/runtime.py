@@ -69,9 +69,9 @@ class Op:
         return {f: getattr(ci, f) for f, _ in ci._fields_}
 
     def prepare(self, m_lo, m_hi):
-        """Compiles the kernels rows m_lo..m_hi use now (a GEMM bucket is
-        otherwise compiled on its first run: do this before capturing a
-        CUDA graph or serving)."""
+        """Compiles the kernels rows m_lo..m_hi use now (a GEMM bucket, or
+        the GEMV's two- or four-fragment kernel, is otherwise compiled on
+        its first run: do this before capturing a CUDA graph or serving)."""
         check(_lib.lib.lb_op_prepare(self._h, int(m_lo), int(m_hi)))
 
     def overlap(self, on=True):

@@ -878,6 +878,20 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
       if (d.made) dev_case_free(&d);
       continue;
     }
+    /* the fragments past 8 rows compile on first use or by
+    ** lb_op_prepare, not with the op */
+    if (rules > LB_MAX_M) {
+      lb_compile_info ci;
+      GCHECK(lb_op_info_m(op, rules, &ci) != LB_OK &&
+                 strstr(lb_errmsg(), "not compiled yet") != NULL,
+             "reach: %s n=%d k=%d: the GEMV of %d rows compiled with the op",
+             lb_recipe_name(r), shapes[s][1], k, rules);
+      GCHECK(lb_op_prepare(op, LB_MAX_M + 1, rules) == LB_OK &&
+                 lb_op_info_m(op, rules, &ci) == LB_OK && ci.regs > 0 &&
+                 lb_op_info_m(op, LB_MAX_M + 1, &ci) == LB_OK && ci.regs > 0,
+             "reach: %s n=%d k=%d: lb_op_prepare(9..%d): %s",
+             lb_recipe_name(r), shapes[s][1], k, rules, lb_errmsg());
+    }
     for (q = 0; q < 3; q++) {
       char plan[16], what[160], got[LB_PLAN_LEN];
       lb_plan_from from;
