@@ -381,7 +381,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
       for (sms = 16; sms <= 256; sms *= 2) {
         blocks = c.gridn * ((m + c.bm - 1) / c.bm);
         sp = lb_gemm_splits(&c, m, sms);
-        CHECK(sp >= 1 && sp <= 4 && c.per_sm >= 1 && c.per_sm <= 2 &&
+        CHECK(sp >= 1 && sp <= LB_GEMM_SPLITS && c.per_sm >= 1 && c.per_sm <= 2 &&
                   c.fit >= c.per_sm && c.fit <= 2 &&
                   (c.fit == 1 || h >= 1) &&
                   (c.fit == 1 ||
