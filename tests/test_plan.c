@@ -386,7 +386,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                   (c.fit == 1 || h >= 1) &&
                   (c.fit == 1 ||
                    2 * (c.smem + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) &&
-                  (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)),
+                  (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)) &&
+                  (sp <= 4 || (long long)sp * m * c.gridn * c.bn * 4 <=
+                                  LB_SPLIT_SUMS),
               "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
               "blocks", name, n, k, m, sms, sp, c.nss, blocks);
         /* by the rules only 2-way splits meet in a cluster (sm_90) */
@@ -956,6 +958,35 @@ static void check_waves(void) {
   }
 }
 
+/* Split-K's ways by the rules (lb_gemm_splits), where the cap and the
+** sums' bound decide: a narrow layer's few tiles split 16 ways (4 until
+** 2026-11-29), a wider one's sums keep within LB_SPLIT_SUMS, and tiles
+** that fill the SMs keep their 2 or none; sm_90's plan, 132 SMs. */
+static void check_splits(void) {
+  static const struct {
+    int n, k, bucket, m, want;
+  } cs[] = {{48, 16384, 2, 64, 16},    {48, 16384, 3, 128, 16},
+            {48, 16384, 6, 1024, 16},  {1024, 16384, 2, 64, 16},
+            {1024, 16384, 4, 256, 8},  {1024, 16384, 6, 1024, 4},
+            {256, 4096, 2, 64, 8},     {8192, 8192, 2, 64, 2},
+            {8192, 8192, 6, 1024, 1}};
+  int i;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    lb_gemm_plans p;
+    int sp;
+    long long sums;
+    if (plan_at(W4, NULL, cs[i].bucket, cs[i].n, cs[i].k, &p) != LB_OK) {
+      CHECK(0, "splits case %d: %s", i, lb_errmsg());
+      continue;
+    }
+    sp = lb_gemm_splits(&p.wg, cs[i].m, 132);
+    sums = (long long)sp * cs[i].m * p.wg.gridn * p.wg.bn * 4;
+    CHECK(sp == cs[i].want && (sp <= 4 || sums <= LB_SPLIT_SUMS),
+          "splits: %d x %d m=%d: %d ways (%lld bytes of sums); want %d",
+          cs[i].n, cs[i].k, cs[i].m, sp, sums, cs[i].want);
+  }
+}
+
 /* A knob's cases: the recipe's weights and scales, the plan, the bucket,
 ** and what is built (0: refused, naming the knob). */
 typedef struct knob_case {
@@ -1221,6 +1252,7 @@ int main(void) {
   check_tail();
   check_spans();
   check_waves();
+  check_splits();
   check_knob_tm();
   check_ring_scales();
   check_two_frag_xs();
