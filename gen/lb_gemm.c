@@ -984,26 +984,26 @@ lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
 }
 
 /* Split-K where the tiles of m rows fill at most half the blocks the SMs
-** hold at once (per_sm an SM): as many splits as keep one such wave (at
-** most LB_GEMM_SPLITS), each at least 2 sub-stages long.  The most was 4
-** until 2026-11-29, which left narrow layers a few blocks: measured on an
-** H200 (lowbit bench, LOWBIT_GEMM=sk=8,cl=0 and sk=16 against the rules,
-** a16w4_g128 a16w2_g64 a16w8_channel, M = 32, 64, 128), 16384 x 48 at M =
-** 64 28.2 -> 14.2 us (a16w4), 29.2 -> 14.1 (a16w2), 30.1 -> 14.9 (a16w8),
-** at M = 128 38.7 -> 17.3; 16384 x 1024 at M = 64 34.3 -> 19.2, 31.4 ->
-** 19.3, 32.0 -> 20.0; 4096 x 256 and 4096 x 1024 (8 splits there, by the
-** sub-stages) 2 to 24% faster, but a16w2_g64 at M = 64 2% slower (11.3 ->
-** 11.5 and 11.6 -> 11.8).  Where tiles already fill a wave nothing
-** changes (8192 x 8192 at 32 rows and more: 2 splits at most).  Past 4
-** ways the splits' f32 sums (splits x m x n, written and read again) stay
-** within LB_SPLIT_SUMS, the most those measurements had (4096 x 1024 and
-** 16384 x 1024 at M = 128, 16 ways: 8 MiB, faster).  Where an SM holds more
-** blocks than the plan meant (fit), those fill them too if each split
-** still takes 4096 k-values: at 9..16 rows with 128 tiles (N = 4096,
-** 32-channel tiles) one block an SM left half of each SM's room idle, and
-** K split 2 ways measured (lowbit tune on an H100, M = 16, 14336 x 4096)
-** a16w4_g128 32.9 -> 27.6 us, a16w2_g64 38.8 -> 31.4, a16w8_channel
-** 39.3 -> 32.6; but at 4096 x 4096 3 to 6% slower. */
+** hold at once (per_sm an SM): as many splits as keep one such wave, each
+** at least 2 sub-stages long.  Where an SM holds more blocks than the plan
+** meant (fit), those fill them too if each split still takes 4096
+** k-values: at 9..16 rows with 128 tiles (N = 4096, 32-channel tiles) one
+** block an SM left half of each SM's room idle, and K split 2 ways
+** measured (lowbit tune on an H100, M = 16, 14336 x 4096) a16w4_g128
+** 32.9 -> 27.6 us, a16w2_g64 38.8 -> 31.4, a16w8_channel 39.3 -> 32.6;
+** but at 4096 x 4096 3 to 6% slower.  At most LB_GEMM_SPLITS ways: 4 until
+** 2026-11-29 left narrow layers a few blocks (H200, lowbit bench with
+** LOWBIT_GEMM=sk=8,cl=0 and sk=16 against the rules, a16w4_g128 a16w2_g64
+** a16w8_channel): 16384 x 48 at M = 64 28.2 -> 14.2 us (a16w4), 29.2 ->
+** 14.1 (a16w2), 30.1 -> 14.9 (a16w8), at M = 128 38.7 -> 17.3; 16384 x
+** 1024 at M = 64 34.3 -> 19.2, 31.4 -> 19.3, 32.0 -> 20.0; 4096 x 256 and
+** 4096 x 1024 (8 splits there, by the sub-stages) 2 to 24% faster, but
+** a16w2_g64 at M = 64 2% slower (11.3 -> 11.5, 11.6 -> 11.8).  Where tiles
+** already fill a wave nothing changes (8192 x 8192, 32 rows and more: 2
+** splits at most).  Past 4 ways the splits' f32 sums (splits x m x n,
+** written and read again) stay within LB_SPLIT_SUMS, the most those
+** measurements had (4096 x 1024 and 16384 x 1024 at M = 128, 16 ways: 8
+** MiB, faster). */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s, f;
   const long long sums = (long long)m * c->gridn * c->bn * 4;

@@ -244,6 +244,12 @@ static int csum_fits(const lb_gemm_cfg *c) {
   return c->bm <= 64 && 4 * c->bm * c->bn <= c->stages * c->stage;
 }
 
+/* The bytes of f32 sums sp splits of plan c leave for m rows, as
+** lb_gemm_splits bounds them (whole tiles of channels). */
+static long long split_sums(const lb_gemm_cfg *c, int m, int sp) {
+  return (long long)sp * m * c->gridn * c->bn * 4;
+}
+
 static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                        int bucket) {
   lb_gemm_plans p, pw;
@@ -387,8 +393,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
                   (c.fit == 1 ||
                    2 * (c.smem + LB_SMEM_RESERVED) <= LB_SMEM_SM_KB * 1024) &&
                   (sp == 1 || (sp * blocks <= sms * c.fit && 2 * sp <= c.nss)) &&
-                  (sp <= 4 || (long long)sp * m * c.gridn * c.bn * 4 <=
-                                  LB_SPLIT_SUMS),
+                  (sp <= 4 || split_sums(&c, m, sp) <= LB_SPLIT_SUMS),
               "%s n=%d k=%d m=%d on %d SMs: %d splits of %d sub-stages, %d "
               "blocks", name, n, k, m, sms, sp, c.nss, blocks);
         /* by the rules only 2-way splits meet in a cluster (sm_90) */
@@ -980,7 +985,7 @@ static void check_splits(void) {
       continue;
     }
     sp = lb_gemm_splits(&p.wg, cs[i].m, 132);
-    sums = (long long)sp * cs[i].m * p.wg.gridn * p.wg.bn * 4;
+    sums = split_sums(&p.wg, cs[i].m, sp);
     CHECK(sp == cs[i].want && (sp <= 4 || sums <= LB_SPLIT_SUMS),
           "splits: %d x %d m=%d: %d ways (%lld bytes of sums); want %d",
           cs[i].n, cs[i].k, cs[i].m, sp, sums, cs[i].want);

@@ -267,6 +267,7 @@ static void one(const char *path) {
     ** each arch without warnings or spills (CI has no GPU: this is where
     ** every kernel a recipe can launch is compiled). */
     static const int ms[] = {16, 32, 64, 128, 1024};
+    const int reach = lb_gemv_rows(r, 4096, 4096);   /* the rules', here */
     size_t j;
     for (j = 0; j < sizeof ms / sizeof ms[0]; j++) {
       char *g1 = NULL, *g2 = NULL;
@@ -283,13 +284,13 @@ static void one(const char *path) {
       /* (9..32 rows: the GEMV's fragments where the recipe takes them) */
       if (g1) compile_archs(g1, ms[j]);
       printf("  %s m=%d: deterministic, sm_80/86/89/90 %s\n",
-             ms[j] <= lb_gemv_rows(r, 4096, 4096) ? "GEMV" : "GEMM", ms[j],
+             ms[j] <= reach ? "GEMV" : "GEMM", ms[j],
              verdict(f0));
       free(g1);
       free(g2);
       /* the GEMM's bucket where the GEMV takes these rows here: wider
       ** layers, a table's or a plan's smaller reach run it */
-      if (ms[j] <= lb_gemv_rows(r, 4096, 4096)) {
+      if (ms[j] <= reach) {
         char *gm = NULL;
         f0 = failures;
         CHECK(lb_gen_gemm(r, 4096, 4096, lb_gemm_bucket(ms[j]), 132, NULL,
