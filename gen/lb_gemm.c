@@ -114,7 +114,7 @@ static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
     {"r", 1, 32, 1, 5, {1, 2, 4, 8, 16}}, {"st", 2, 16, 0, 4, {2, 3, 4, 6}},
-    {"sk", 0, 16, 1, 4, {0, 1, 2, 4}},  {"bs", 1, 2, 0, 2, {1, 2}},
+    {"sk", 0, 64, 1, 5, {1, 2, 4, 8, 16}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
     {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
     {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"tl", 0, 1, 0, 0, {0}},
@@ -385,9 +385,19 @@ static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
 **   a16w8_channel 45.5 / 39.4 / 39.7 / 19.0 -> 79.9 / 75.1 / 72.5 / 28.8
 ** (a16w1_g64 as a16w2_g64, bf16w4_g128 as a16w4_g128, a16w8_f32 as
 ** a16w8_channel).  Such blocks keep one an SM (regs_for_two): with two,
-** a16w1_g64 at 8192 x 8192 took 58.6 us, with one 39.8. */
-static int wide_rule(const lb_format *f, int bucket) {
-  return bucket >= 3 || (bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 6);
+** a16w1_g64 at 8192 x 8192 took 58.6 us, with one 39.8.
+** From 65 rows 128 channels a block, but for N of 256 or less: there one
+** or two such tiles take K split 32 ways (lb_gemm_splits) and half a
+** 128-channel tile of N = 48 is padding.  Measured on an H200 (lowbit
+** bench, 2026-11-29, LOWBIT_GEMM=sk=32,wn=4 against sk=32), us at M = 128
+** / 256: 16384 x 48 a16w4_g128 14.4 / 17.3 -> 14.6 / 16.8, a16w8_channel
+** 15.8 / 17.2 -> 14.6 / 15.3, a16w2_g64 14.2 / 17.2 -> 13.6 / 16.0;
+** 16384 x 256 18.2 / 22.2 -> 17.3 / 21.7, 18.1 / 22.2 -> 17.2 / 21.3,
+** 19.2 / 21.9 -> 17.9 / 20.3.  At 33..64 rows (M = 64, the same
+** shapes) 0 to 4% apart, not taken. */
+static int wide_rule(const lb_format *f, int n, int bucket) {
+  if (bucket >= 3) return n > 256;
+  return bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 6;
 }
 
 /* Whether a wr plan copies its activations by TMA (tm=1; the template's
@@ -437,7 +447,7 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
                                                        : 16 << (bucket < 3 ? bucket : 3);
   if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
-  c->warps_n = pick(kn, K_WN, wide_rule(f, bucket) ? 8 : 4);
+  c->warps_n = pick(kn, K_WN, wide_rule(f, n, bucket) ? 8 : 4);
   /* One warpgroup along K, as a plan's wk=2 may ask: warpgroups taking
   ** alternate code rows run each their own unrolled rows behind a branch
   ** on the warpgroup, and ptxas serialises wgmmas under a branch ("(C7519)
@@ -1003,7 +1013,16 @@ lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
 ** splits at most).  Past 4 ways the splits' f32 sums (splits x m x n,
 ** written and read again) stay within LB_SPLIT_SUMS, the most those
 ** measurements had (4096 x 1024 and 16384 x 1024 at M = 128, 16 ways: 8
-** MiB, faster). */
+** MiB, faster).  16 ways until later that day: where one or two tiles are
+** all (N of 256 or less) 32 were faster, 64 no more so (H200, lowbit
+** bench, LOWBIT_GEMM=sk=32 and sk=64 against the rules' 16, us at M = 64
+** / 128 / 256): 16384 x 48 a16w4_g128 14.8 / 17.3 / 21.6 -> 13.4 / 14.4 /
+** 17.3 (64 ways 13.6 / 14.6 / 17.0), a16w8_channel 15.7 / 17.9 / 21.0 ->
+** 13.8 / 15.8 / 17.2, a16w2_g64 15.3 / 17.8 / 21.8 -> 12.5 / 14.2 /
+** 17.2; 16384 x 256 a16w4_g128 16.6 / 19.9 / 25.4 -> 15.5 / 18.2 / 22.2
+** (64 ways 17.5 / 20.3 / 24.9); where 8 tiles take 16 ways (16384 x
+** 1024) 32 were up to 1.5 times slower, which one wave already rules
+** out. */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s, f;
   const long long sums = (long long)m * c->gridn * c->bn * 4;

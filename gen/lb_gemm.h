@@ -20,8 +20,8 @@
                                ** tile_by_waves) */
 #define LB_GEMM_KERNEL "lb_gemm"
 #define LB_GEMM_SUM "lb_gemm_sum"   /* split-K: adds the splits' sums */
-#define LB_GEMM_SPLITS 16      /* split-K's most ways by the rules (sk: any
-                               ** up to 16, the knob's range) */
+#define LB_GEMM_SPLITS 32      /* split-K's most ways by the rules (sk: any
+                               ** up to 64, the knob's range) */
 #define LB_SPLIT_SUMS (8 << 20) /* past 4 ways, the splits' sums' most bytes */
 #define LB_SMEM_HI_KB 160      /* sm_80, sm_90, sm_100: 163 KB and more */
 #define LB_SMEM_LO_KB 96       /* sm_86, sm_87, sm_89, sm_120: 99 KB */

@@ -331,8 +331,9 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
     const int odd = lay.bits == 3 || lay.bits == 5 || lay.bits == 6;
     const int from = lay.bits == 7 || (odd && r->group && r->group < 128)
                          ? 3 : 2;
-    const int bn = bucket >= 3 || (bucket == 2 && lay.bits >= 3 &&
-                                   lay.bits <= 6) ? 128 : 64;
+    const int bn = (bucket >= 3 && n > 256) ||
+                           (bucket == 2 && lay.bits >= 3 && lay.bits <= 6)
+                       ? 128 : 64;
     /* 8-bit codes from 9 rows where the 64-channel tiles fill a wave of
     ** the 132 SMs planned for: half of them at 17..32 rows, all at 9..16 */
     const int wide8 = lay.bits == 8 && bucket <= 1 &&
@@ -964,14 +965,16 @@ static void check_waves(void) {
 }
 
 /* Split-K's ways by the rules (lb_gemm_splits), where the cap and the
-** sums' bound decide: a narrow layer's few tiles split 16 ways (4 until
-** 2026-11-29), a wider one's sums keep within LB_SPLIT_SUMS, and tiles
-** that fill the SMs keep their 2 or none; sm_90's plan, 132 SMs. */
+** sums' bound decide: a narrow layer's few tiles split 32 ways (4 until
+** 2026-11-29, then 16; the old most fails them), a wider one's sums keep
+** within LB_SPLIT_SUMS, and tiles that fill the SMs keep their 2 or none;
+** sm_90's plan, 132 SMs. */
 static void check_splits(void) {
   static const struct {
     int n, k, bucket, m, want;
-  } cs[] = {{48, 16384, 2, 64, 16},    {48, 16384, 3, 128, 16},
-            {48, 16384, 6, 1024, 16},  {1024, 16384, 2, 64, 16},
+  } cs[] = {{48, 16384, 2, 64, 32},    {48, 16384, 3, 128, 32},
+            {48, 16384, 6, 1024, 32},  {256, 16384, 3, 128, 32},
+            {256, 16384, 4, 256, 32},  {1024, 16384, 2, 64, 16},
             {1024, 16384, 4, 256, 8},  {1024, 16384, 6, 1024, 4},
             {256, 4096, 2, 64, 8},     {8192, 8192, 2, 64, 2},
             {8192, 8192, 6, 1024, 1}};
@@ -1118,7 +1121,8 @@ static void check_workspace(const lb_recipe *r, const char *name, int n,
       }
       CHECK(m > lb_gemv_rows(r, n, k) || b == 0,
             "%s %d x %d m=%d: %zu bytes for the GEMV", name, n, k, m, b);
-      CHECK(b % ((size_t)n * 4) == 0 && b <= (size_t)16 * m * n * 4,
+      CHECK(b % ((size_t)n * 4) == 0 &&
+                b <= (size_t)LB_GEMM_SPLITS * m * n * 4,
             "%s %d x %d m=%d sm_%d: %zu bytes, not splits of f32 rows", name,
             n, k, m, archs[a], b);
     }
@@ -1159,15 +1163,19 @@ static void check_workspace_env(void) {
 
 /* The rules' reach by width and shape (lb_gemv_rows; gen/lb_gen.c says
 ** what measured it): every width's most in layers of 4M weights or fewer,
-** 32 rows of 1-bit codes, of 2- and 3-bit codes where N <= 4096, else 16
-** for 3- and 4-bit codes and 8 for the others; each op's plan and
-** lb_rows_at say the same. */
+** 16 rows of 1- to 3-bit codes in larger ones where N <= 2048, 32 of 1-bit
+** codes, of 2- and 3-bit codes where N <= 4096, else 16 for 3- and 4-bit
+** codes and 8 for the others; each op's plan and lb_rows_at say the
+** same. */
 static void check_reach_rules(void) {
   /* N, K, then the reach for bits 1..8 with f16 activations, and for 8
   ** bits with bf16 (f32 dequantisation) */
   static const int want[][11] = {
       {48, 16384, 32, 32, 32, 32, 16, 16, 16, 32, 8},
       {1024, 4096, 32, 32, 32, 32, 16, 16, 16, 32, 8},
+      {1024, 16384, 16, 16, 16, 16, 8, 8, 8, 8, 8},
+      {2048, 8192, 16, 16, 16, 16, 8, 8, 8, 8, 8},
+      {2049, 8192, 32, 32, 32, 16, 8, 8, 8, 8, 8},
       {4096, 1152, 32, 32, 32, 16, 8, 8, 8, 8, 8},
       {4096, 14336, 32, 32, 32, 16, 8, 8, 8, 8, 8},
       {4097, 4096, 32, 8, 16, 16, 8, 8, 8, 8, 8},
