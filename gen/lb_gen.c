@@ -301,13 +301,13 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** us, a16w8_channel 32.2 -> 36.5).  n or k of 0: a shape not known,
   ** taken as a large one.
   ** Since the GEMM splits K up to 16 ways (lb_gemm_splits), in a larger
-  ** layer of N 2048 or less (its 32-row tiles under a third of the SMs'
-  ** blocks: K split 8 ways or more) four fragments lost for 1- to 3-bit
-  ** codes, two still won (H200, lowbit bench, LOWBIT_PLAN=rows=8 against
-  ** the rules, 2026-11-29, 16384 x 1024, us at M = 16 / 24 / 32, the
-  ** GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4 / 16.4 /
-  ** 16.6, a16w2_g64 16.6 / 19.6 / 20.4 -> 20.2 / 17.4 / 17.5, a16w3_g128
-  ** 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0. */
+  ** layer of N 2048 or less (K split 8 ways or more at 17..32 rows: 16 at
+  ** N = 1024, the one shape measured, 8 at 2048) four fragments lost for
+  ** 1- to 3-bit codes, two still won (H200, lowbit bench, 2026-11-29,
+  ** LOWBIT_PLAN=rows=8 against the rules, 16384 x 1024, us at M = 16 /
+  ** 24 / 32, the GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4
+  ** / 16.4 / 16.6, a16w2_g64 16.6 / 19.6 / 20.4 -> 20.2 / 17.4 / 17.5,
+  ** a16w3_g128 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0. */
   if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22) return most;
   if (n > 0 && n <= 2048 && bits <= 3)
     return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;

@@ -174,7 +174,7 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   r   code rows a sub-stage (1 .. 32, powers of 2; cut to fit; more than
 **       a packing tile holds, 8 for 4-bit codes, 4 for 8-bit: whole tiles)
 **   st  pipeline stages, at most (2 .. 16)
-**   sk  K splits (0: the rule's, 1: none, 2 .. 16; a work space past 8)
+**   sk  K splits (0: the rule's, 1: none, 2 .. 64; a work space past 8)
 **   cl  on sm_90, the splits' sums meet in a cluster (1, the rules' where
 **       a block's sums fit its stages; refused where not) or in a work
 **       space (0, as on the other parts: lb_op_workspace)
