@@ -1025,16 +1025,18 @@ lb_status lb_gemm_candidates(const lb_recipe *r, int n, int k, int bucket,
 ** out. */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms) {
   long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm), s, f;
-  const long long sums = (long long)m * c->gridn * c->bn * 4;
+  long long sums;
   if (c->sk) return c->sk < c->nss ? c->sk : c->nss;   /* an experiment */
   if (blocks < 1) blocks = 1;
   s = (long long)sms * c->per_sm / blocks;
-  for (f = (long long)sms * c->fit / blocks; f > s; f--)
-    if ((long long)c->nss * 32 * c->r / f >= 4096) {
-      s = f;
-      break;
-    }
+  /* the fitted blocks' most ways that keep 4096 k-values a split (runs
+  ** on every launch: no search) */
+  f = (long long)sms * c->fit / blocks;
+  if (f > (long long)c->nss * 32 * c->r / 4096)
+    f = (long long)c->nss * 32 * c->r / 4096;
+  if (f > s) s = f;
   if (s > LB_GEMM_SPLITS) s = LB_GEMM_SPLITS;
+  sums = (long long)m * c->gridn * c->bn * 4;
   if (s > 4 && s * sums > LB_SPLIT_SUMS)
     s = LB_SPLIT_SUMS / sums > 4 ? LB_SPLIT_SUMS / sums : 4;
   if (s > c->nss / 2) s = c->nss / 2;

@@ -6,6 +6,7 @@
 ** and calls cuLaunchKernel: no hashing, allocation or synchronisation.
 */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,11 @@ typedef struct lb_gv {
   lb_compile_info info;
   lb_plan_from from;      /* where its knobs came from */
 } lb_gv;
+/* Where the fields past fn start: gemv_fn writes them, then fn, with no
+** plain store to fn (launches read it without the lock). */
+#define LB_GV_REST offsetof(lb_gv, fn_xs)
+_Static_assert(offsetof(lb_gv, fn) == 0, "gemv_fn publishes fn, the first "
+               "field, after the rest");
 
 struct lb_op {
   lb_ctx *c;
@@ -368,6 +374,16 @@ static void plan_said(lb_plan_from from, const char *env, const char *table,
              : from == LB_PLAN_SET ? "lb_op_set_plan" : "the rules");
 }
 
+/* plan, where given (from `from`); else LOWBIT_PLAN's, else the rules'
+** (NULL), *from saying which: the plan a GEMV kernel of the op takes. */
+static const char *plan_or_env(const char *plan, lb_plan_from *from) {
+  if (plan == NULL) {
+    plan = getenv("LOWBIT_PLAN");
+    *from = plan ? LB_PLAN_ENV : LB_PLAN_RULES;
+  }
+  return plan;
+}
+
 /* The op's GEMV with v + 1 fragments from plan (from `from`:
 ** LB_PLAN_SET, or the table named `table`), else LOWBIT_PLAN's, else the
 ** rules': generated (for launches with PDL where `early`), compiled, its
@@ -378,7 +394,6 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
                            const char *table, const char *where,
                            lb_gv *out) {
   lb_ctx *c = op->c;
-  const char *env = getenv("LOWBIT_PLAN");
   lb_compile_info info;
   lb_gemv_cfg cfg;
   lb_mod *mod = NULL;
@@ -388,12 +403,8 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   char said[192], *src = NULL;
   lb_scope s;
   lb_status st;
-  if (plan == NULL && env != NULL) {
-    plan = env;
-    from = LB_PLAN_ENV;
-  }
-  plan_said(plan ? from : LB_PLAN_RULES, "LOWBIT_PLAN", table, said,
-            sizeof said);
+  plan = plan_or_env(plan, &from);
+  plan_said(from, "LOWBIT_PLAN", table, said, sizeof said);
   if ((st = lb_gen_gemv(&op->rec, op->n, op->k, gv_rows[v], c->sms,
                         plan, said, early, &cfg, &src)) != LB_OK)
     return st;
@@ -429,8 +440,7 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
-  *out = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, spread, info,
-                 plan ? from : LB_PLAN_RULES};
+  *out = (lb_gv){fn, fn_xs, cfg, blocks, threads, smem, spread, info, from};
   return LB_OK;
 }
 
@@ -446,10 +456,11 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
 ** else the rules'), into *cfg, and where it comes from. */
 static lb_status plan_frags(const lb_op *op, int v, const char *where,
                             lb_gemv_cfg *cfg, lb_plan_from *from) {
-  const char *env = getenv("LOWBIT_PLAN");
-  if (from) *from = env ? LB_PLAN_ENV : LB_PLAN_RULES;
-  return lb_plan_gemv(&op->rec, op->n, op->k, gv_rows[v], op->c->sms, env,
-                      env ? "LOWBIT_PLAN" : where, cfg);
+  lb_plan_from f = LB_PLAN_RULES;
+  const char *plan = plan_or_env(NULL, &f);
+  if (from) *from = f;
+  return lb_plan_gemv(&op->rec, op->n, op->k, gv_rows[v], op->c->sms, plan,
+                      plan ? "LOWBIT_PLAN" : where, cfg);
 }
 
 /* The one-fragment GEMV from plan (as load_gemv), and the others its reach
@@ -488,15 +499,9 @@ static lb_status gemv_fn(const lb_op *cop, int v) {
   }
   st = make_gemv(op, v, op->overlap, NULL, LB_PLAN_RULES, NULL, "lb_op_run",
                  &g);
-  if (st == LB_OK) {   /* every field but fn, then fn */
-    gv->fn_xs = g.fn_xs;
-    gv->cfg = g.cfg;
-    gv->blocks = g.blocks;
-    gv->threads = g.threads;
-    gv->smem = g.smem;
-    gv->spread = g.spread;
-    gv->info = g.info;
-    gv->from = g.from;
+  if (st == LB_OK) {   /* every field but fn (the first), then fn */
+    memcpy((char *)gv + LB_GV_REST, (const char *)&g + LB_GV_REST,
+           sizeof g - LB_GV_REST);
     __atomic_store_n(&gv->fn, g.fn, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&op->lock);
@@ -909,7 +914,8 @@ lb_status lb_op_overlap(lb_op *op, int on) {
   for (v = 0; v < 3 && st == LB_OK; v++) {
     const lb_gv *gv = &op->gv[v];
     char plan[LB_PLAN_LEN];
-    if (gv->fn == NULL) {   /* not made (past the reach) */
+    if (gv->fn == NULL) {   /* past the reach, or not compiled yet
+                             ** (gemv_fn makes it with the overlap) */
       gv2[v] = *gv;
       continue;
     }
