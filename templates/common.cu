@@ -10,6 +10,13 @@ __device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
 }
+// The same through L1, for bytes every block of an SM copies (x): the
+// blocks after the first find the lines there, where .cg sends each
+// block's copy to L2.
+__device__ __forceinline__ void lb_cp16_l1(void *smem, const void *gmem) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+}
 // The same for bytes read once (packed weights): an L2 policy that makes
 // them the first lines to go (lb_read_once), so that they do not push out
 // what is in L2 already.  Dirty lines above all: evicting them writes them

@@ -75,14 +75,27 @@ __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
 // What the whole block reads, copied once when it starts: rows of
 // ROWB bytes (a multiple of 16) from consecutive global rows into shared
 // rows DSTB bytes apart (padded so that neighbouring rows start in
-// different banks), 16 bytes per thread and step.
-template <int ROWB, int DSTB>
+// different banks), 16 bytes per thread and step.  L1: through L1, for
+// x's rows, which are the same in every block: an SM's blocks after the
+// first find them there (the lines of one copy in flight are merged).
+// Through L2 alone every block's copy hit the same few lines at once: a
+// 4096 x 28672 layer at M = 1 runs 896 blocks, about 7 an SM; launched
+// early, they copy x together after the wait, and that took 1.67 us of
+// the 18.8 a layer in a chain of 32 (H200, block timestamps).  A load
+// through L1 after lb_wait_prior sees the kernel before's writes, as
+// LB_EARLY's plain loads do.  H200, the decode step of bench/model.py's
+// layers, overlapped (a16w4_g128, four interleaved pairs in one call):
+// M = 1 1250.6 -> 1237.1 us (every pair faster), M = 8 1549.9 -> 1550.2.
+template <int ROWB, int DSTB, bool L1 = false>
 __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
                                            int rows) {
   static_assert(ROWB % 16 == 0, "rows are whole 16-byte chunks");
   constexpr int CH = ROWB / 16;
   for (int c = threadIdx.x; c < rows * CH; c += LB_WARPS * 32)
-    lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
+    if (L1)
+      lb_cp16_l1(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
+    else
+      lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
 }
 
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
@@ -546,7 +559,7 @@ __device__ __forceinline__ void lb_gemv(
           sres + SREG, (const char *)(zr + brow0 * ngroups), brows);
   }
   if (XS && !early)
-    lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
+    lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB, true>(
         xres, (const char *)x, m);
   lb_cp_commit();
   // Rows past n read rows nobody copied: their results are never stored.
@@ -646,7 +659,7 @@ __device__ __forceinline__ void lb_gemv(
     for (int st = 0; st < STAGES && first + st * STEP < tiles; st++)
       if (grp == 0) lb_pf_x<XS>(x, m, first + st * STEP, lane);
     if (XS) {
-      lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB>(
+      lb_cp_rows<LB_K * (int)sizeof(lb_act_t), LB_XROWB, true>(
           xres, (const char *)x, m);
       lb_cp_commit();
     }
