@@ -85,7 +85,7 @@ __device__ __forceinline__ lb_u4 lb_ld_act8(const lb_act_t *p) {
 // through L1 after lb_wait_prior sees the kernel before's writes, as
 // LB_EARLY's plain loads do.  H200, the decode step of bench/model.py's
 // layers, overlapped (a16w4_g128, four interleaved pairs in one call):
-// M = 1 1250.6 -> 1237.1 us (every pair faster), M = 8 1549.9 -> 1550.2.
+// M = 1 1251.1 -> 1237.1 us (every pair faster), M = 8 1549.9 -> 1550.2.
 template <int ROWB, int DSTB, bool L1 = false>
 __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
                                            int rows) {
