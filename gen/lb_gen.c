@@ -30,8 +30,11 @@
 ** LB_RING_KB, two stages at least for lazy words, a cluster to no more
 ** warps than K has tiles.  The table also holds the values lowbit tune
 ** tries and the order plans are written in (include/lowbit.h lists the
-** keys too). */
-static const lb_knob knob[] = {
+** keys too).  K_* name the table's rows, in order: change the two
+** together. */
+enum { K_WARPS, K_SPLIT, K_STAGES, K_MINB, K_XMINB, K_XRES, K_LAZY, K_CLUSTER,
+       K_FOLD, K_PF, K_SR, K_RSPLIT, K_PH, K_ROWS, NKNOB };
+static const lb_knob knob[NKNOB] = {
     {"warps", 1, 8, 1, 4, {1, 2, 4, 8}}, {"split", 1, 8, 1, 4, {1, 2, 4, 8}},
     {"stages", 1, 8, 0, 3, {1, 2, 3}},   {"minb", 1, 8, 0, 2, {1, 2}},
     {"xminb", 1, 8, 0, 2, {1, 2}},       {"xres", 0, 160, 0, 2, {0, 32}},
@@ -44,7 +47,6 @@ static const lb_knob knob[] = {
     /* the GEMV's reach, an op's choice between kinds: lowbit tune times
     ** it apart (lb_tuner.c), never as a knob of one kernel */
     {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}}};
-#define NKNOB ((int)(sizeof knob / sizeof knob[0]))
 
 static lb_status parse_plan(const char *plan, const char *from,
                             int v[NKNOB]) {
@@ -58,20 +60,20 @@ lb_status lb_gemv_plan_check(const char *plan, const char *from) {
 
 /* The knobs given replace the planned values (in knob's order). */
 static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
-  if (v[0] >= 0) cfg->warps = v[0];
-  if (v[1] >= 0) cfg->split = v[1];
-  if (v[2] >= 0) cfg->stages = v[2];
-  if (v[3] >= 0) cfg->minb = v[3];
-  if (v[4] >= 0) cfg->xminb = v[4];
-  if (v[5] >= 0) cfg->xres = v[5] * 1024;
-  if (v[6] >= 0) cfg->lazy = v[6];
-  if (v[7] >= 0) cfg->cluster = v[7];
-  if (v[8] >= 0) cfg->fold = v[8];
-  if (v[9] >= 0) cfg->pf = v[9];
-  if (v[10] >= 0) cfg->sr = v[10];
-  if (v[11] >= 0) cfg->rsplit = v[11];
-  if (v[12] >= 0) cfg->ph = v[12];
-  if (v[13] >= 0) cfg->rows = v[13];
+  if (v[K_WARPS] >= 0) cfg->warps = v[K_WARPS];
+  if (v[K_SPLIT] >= 0) cfg->split = v[K_SPLIT];
+  if (v[K_STAGES] >= 0) cfg->stages = v[K_STAGES];
+  if (v[K_MINB] >= 0) cfg->minb = v[K_MINB];
+  if (v[K_XMINB] >= 0) cfg->xminb = v[K_XMINB];
+  if (v[K_XRES] >= 0) cfg->xres = v[K_XRES] * 1024;
+  if (v[K_LAZY] >= 0) cfg->lazy = v[K_LAZY];
+  if (v[K_CLUSTER] >= 0) cfg->cluster = v[K_CLUSTER];
+  if (v[K_FOLD] >= 0) cfg->fold = v[K_FOLD];
+  if (v[K_PF] >= 0) cfg->pf = v[K_PF];
+  if (v[K_SR] >= 0) cfg->sr = v[K_SR];
+  if (v[K_RSPLIT] >= 0) cfg->rsplit = v[K_RSPLIT];
+  if (v[K_PH] >= 0) cfg->ph = v[K_PH];
+  if (v[K_ROWS] >= 0) cfg->rows = v[K_ROWS];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the rules' warps leave room for
   ** two; plan() keeps one where a warp has one tile) */
@@ -115,20 +117,20 @@ static void fold_fit(lb_gemv_cfg *cfg, int stage, int tiles) {
 
 /* The knobs that give plan c, in knob's order. */
 static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
-  v[0] = c->warps;
-  v[1] = c->split;
-  v[2] = c->stages;
-  v[3] = c->minb;
-  v[4] = c->xminb;
-  v[5] = c->xres / 1024;
-  v[6] = c->lazy;
-  v[7] = c->cluster;
-  v[8] = c->fold;
-  v[9] = c->pf;
-  v[10] = c->sring > 0;
-  v[11] = c->rsplit;
-  v[12] = c->ph;
-  v[13] = c->rows;
+  v[K_WARPS] = c->warps;
+  v[K_SPLIT] = c->split;
+  v[K_STAGES] = c->stages;
+  v[K_MINB] = c->minb;
+  v[K_XMINB] = c->xminb;
+  v[K_XRES] = c->xres / 1024;
+  v[K_LAZY] = c->lazy;
+  v[K_CLUSTER] = c->cluster;
+  v[K_FOLD] = c->fold;
+  v[K_PF] = c->pf;
+  v[K_SR] = c->sring > 0;
+  v[K_RSPLIT] = c->rsplit;
+  v[K_PH] = c->ph;
+  v[K_ROWS] = c->rows;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -330,8 +332,8 @@ int lb_gemv_frags(int m) {
 int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan) {
   int v[NKNOB];
   if (plan != NULL && lb_knobs_parse(plan, "", knob, NKNOB, v) == LB_OK &&
-      v[13] > 0)
-    return v[13];
+      v[K_ROWS] > 0)
+    return v[K_ROWS];
   return lb_gemv_rows(r, n, k);
 }
 
@@ -633,7 +635,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     const lb_status st = parse_plan(tune, from, v);
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
-    xminb_set = v[4] >= 0;
+    xminb_set = v[K_XMINB] >= 0;
   }
   /* Four fragments (17..32 rows) hold twice the sums of two: blocks of 8
   ** warps (128 registers) spilled them (a16w4_g128 at 8192 x 8192, sm_90:
