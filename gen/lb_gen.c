@@ -302,9 +302,10 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** not for 2- and 8-bit codes (a16w2_g64 at 8192 x 8192 27.0 -> 32.3
   ** us, a16w8_channel 32.2 -> 36.5).  n or k of 0: a shape not known,
   ** taken as a large one.
-  ** Since the GEMM splits K up to 16 ways (lb_gemm_splits), in a larger
+  ** Since the GEMM splits K past 4 ways (lb_gemm_splits), in a larger
   ** layer of N 2048 or less (K split 8 ways or more at 17..32 rows: 16 at
-  ** N = 1024, the one shape measured, 8 at 2048) four fragments lost for
+  ** N = 1024, the one shape measured, 8 at 2048; the 32-way cap of
+  ** 71c579e changed neither) four fragments lost for
   ** 1- to 3-bit codes, two still won (H200, lowbit bench, 2026-11-29,
   ** LOWBIT_PLAN=rows=8 against the rules, 16384 x 1024, us at M = 16 /
   ** 24 / 32, the GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4
