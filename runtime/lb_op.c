@@ -70,8 +70,9 @@ typedef struct lb_gv {
   lb_plan_from from;      /* where its knobs came from */
 } lb_gv;
 /* Where the fields past fn start: gemv_fn writes them, then fn, with no
-** plain store to fn (launches read it without the lock). */
-#define LB_GV_REST offsetof(lb_gv, fn_xs)
+** plain store to fn (launches read it without the lock).  Everything past
+** fn's own bytes, so that a field put anywhere after it is copied too. */
+#define LB_GV_REST sizeof(CUfunction)
 _Static_assert(offsetof(lb_gv, fn) == 0, "gemv_fn publishes fn, the first "
                "field, after the rest");
 

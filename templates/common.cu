@@ -6,16 +6,16 @@
 // Global -> shared memory copies with cp.async (16 bytes, L2 only): bytes
 // in flight without holding registers.  A copy is visible to the thread
 // that issued it after cp.async.wait_group, to others after a barrier.
-__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
-}
-// The same through L1, for bytes every block of an SM copies (x): the
+// L1: through L1 instead, for bytes every block of an SM copies (x): the
 // blocks after the first find the lines there, where .cg sends each
 // block's copy to L2.
-__device__ __forceinline__ void lb_cp16_l1(void *smem, const void *gmem) {
+template <bool L1 = false>
+__device__ __forceinline__ void lb_cp16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+  if constexpr (L1)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem));
 }
 // The same for bytes read once (packed weights): an L2 policy that makes
 // them the first lines to go (lb_read_once), so that they do not push out

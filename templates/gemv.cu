@@ -92,10 +92,7 @@ __device__ __forceinline__ void lb_cp_rows(char *dst, const char *src,
   static_assert(ROWB % 16 == 0, "rows are whole 16-byte chunks");
   constexpr int CH = ROWB / 16;
   for (int c = threadIdx.x; c < rows * CH; c += LB_WARPS * 32)
-    if (L1)
-      lb_cp16_l1(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
-    else
-      lb_cp16(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
+    lb_cp16<L1>(dst + c / CH * DSTB + c % CH * 16, src + c * 16);
 }
 
 // One warp's ring: per stage, 16 rows of LB_WORDS x 8 chunks (16 bytes,
