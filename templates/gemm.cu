@@ -740,10 +740,10 @@ __device__ __forceinline__ void lb_gemm_body(
   constexpr int LAG = LB_WREG ? 2 : 1;   // sub-stages behind that a refill takes
   // (words two sub-stages ahead: one left the loop waiting on them,
   // ncu long_scoreboard, a16w4 at M = 128 with 8 warps an SM)
-  lb_words wnext = {}, wnext2 = {};
+  lb_words w0 = {}, w1 = {};   // (LB_WREG) sub-stages 0 and 1's words
   const unsigned long long pol = lb_read_once();
-  if (LB_WREG) lb_load_words(wnext, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
-  if (LB_WREG && ns > 1) lb_load_words(wnext2, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
+  if (LB_WREG) lb_load_words(w0, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
+  if (LB_WREG && ns > 1) lb_load_words(w1, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
   const unsigned smem0 = (unsigned)__cvta_generic_to_shared(lb_smem);
 #pragma unroll
   for (int s = 0; s < LB_STAGES - LAG; s++) {
@@ -766,11 +766,10 @@ __device__ __forceinline__ void lb_gemm_body(
   if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
 
   int buf = 0;
-  for (int ss = 0; ss < ns; ss++) {
-    // The words of this sub-stage, and the next's on their way.
-    const lb_words wcur = wnext;
-    wnext = wnext2;
-    if (LB_WREG && ss + 2 < ns) lb_load_words(wnext2, wq, chs, t, lb_rot(ss + 2, rot, s0, ns), pol);
+  // Sub-stage ss: its words wcur, and sub-stage ss + 2's on their way into
+  // wload (LB_WREG).
+  auto step = [&](int ss, const lb_words &wcur, lb_words &wload) {
+    if (LB_WREG && ss + 2 < ns) lb_load_words(wload, wq, chs, t, lb_rot(ss + 2, rot, s0, ns), pol);
     const int ahead = ss + LB_STAGES - LAG;   // the sub-stage a refill takes,
     const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;   // into ss - LAG's buffer
     if constexpr (LB_TMA) {
@@ -839,6 +838,25 @@ __device__ __forceinline__ void lb_gemm_body(
       lb_pick_rows<0, LB_QFIX ? 0 : -1>(wk, q, acc, s2v, b2v, wcur, wrow, xrow, k0, g0);
     if (LB_WG) lb_wg_commit();
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
+  };
+  // Three sets of words are live: this sub-stage's and the next two's.
+  // Rolled, the loop moves the next two down a set each sub-stage (ncu,
+  // a16w4_g128 at M = 128: IMAD moves 15% of the instructions); unrolled
+  // by three (LB_U3) the sets take turns and nothing moves, for three
+  // copies of the body (the rule's, gen/lb_gemm.c u3_rule).
+  if constexpr (LB_WREG && LB_U3) {
+    lb_words w2;
+    for (int ss = 0; ss < ns; ss += 3) {
+      step(ss, w0, w2);
+      if (ss + 1 < ns) step(ss + 1, w1, w0);
+      if (ss + 2 < ns) step(ss + 2, w2, w1);
+    }
+  } else {
+    for (int ss = 0; ss < ns; ss++) {
+      const lb_words wcur = w0;
+      w0 = w1;
+      step(ss, wcur, w1);
+    }
   }
   lb_cp_wait<0>();   // no copy outlives the block
   if (LB_WG) lb_wg_wait();   // the sums are the wgmma's until it is done
