@@ -730,6 +730,11 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                    "is sm_90's wgmma plan's with the words in registers "
                    "(wg=1, wr=1, warps in warpgroups, three stages)", from,
                    plan);
+  /* u3=1 unrolls the loop of the plan with the words in registers */
+  if (kn->v[K_U3] == 1 && !p->wg.u3)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": u3=1 (the loop unrolled by three) "
+                   "is sm_90's wgmma plan's with the words in registers (wg=1, "
+                   "wr=1)", from, plan);
   /* bm other than the bucket's rows is sm_90a's TMA plan's: refused where
   ** that plan is not built (the other parts keep the bucket's rows) */
   if (kn->v[K_BM] >= 0 && kn->v[K_BM] != p->wg.bm)
