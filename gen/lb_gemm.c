@@ -416,8 +416,9 @@ static int tm_rule(void) { return 1; }
 ** LB_U3), so that the three live sets of words take turns instead of
 ** moving down a set each sub-stage: where codes cross words (3, 5, 6 and 7
 ** bits), whose sub-stages hold the most words, in sub-stages of 4 code
-** rows (65 rows and more).  Measured on an H200 (lowbit bench, 2026-11-29,
-** one device call, µs, 8192 x 8192 / 4096 x 14336), M = 128: a16w3_g128
+** rows or fewer (the rules' from 65 rows).  Measured on an H200 (lowbit
+** bench, 2026-11-29, one device call, µs, 8192 x 8192 / 4096 x 14336),
+** M = 128: a16w3_g128
 ** 55.0 / 47.3 -> 51.5 / 44.2, a16w5_g64 66.9 / 54.4 -> 62.7 / 48.5,
 ** a16w6_g128 56.5 / 49.5 -> 52.7 / 47.7, a16w7_g32 79.8 / 74.4 -> 73.7 /
 ** 67.8; M = 1024: 329.1 / 295.5 -> 298.9 / 281.0, 421.4 / 332.4 -> 392.2
