@@ -109,7 +109,7 @@ static int hi_kb(const lb_gemm_cfg *c) {
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
 enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_BM,
-       K_U3, K_TL, K_PLAIN, NKNOB };
+       K_UN, K_TL, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
@@ -117,7 +117,7 @@ static const lb_knob knob[NKNOB] = {
     {"sk", 0, 64, 1, 5, {1, 2, 4, 8, 16}},  {"bs", 1, 2, 0, 2, {1, 2}},
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
     {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
-    {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"u3", 0, 1, 0, 2, {0, 1}},
+    {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"un", 1, 3, 0, 3, {1, 2, 3}},
     {"tl", 0, 1, 0, 0, {0}},
     {"plain", 0, 1, 0, 0, {0}}};
 
@@ -412,27 +412,29 @@ static int wide_rule(const lb_format *f, int n, int bucket) {
 ** the same (within 1%). */
 static int tm_rule(void) { return 1; }
 
-/* Whether a wr plan's loop is unrolled by three (u3=1; the template's
-** LB_U3), so that the three live sets of words take turns instead of
-** moving down a set each sub-stage: where codes cross words (3, 5, 6 and 7
+/* How a wr plan's loop holds its words (un; the template's LB_UN).  1:
+** rolled, three sets (words two sub-stages ahead) moved down a set each
+** sub-stage.  3: unrolled by three, the sets taking turns.  2: words one
+** sub-stage ahead in two sets taking turns, unrolled by two (NVRTC 1.3
+** times the rolled loop's time where 3 takes 1.9; not measured on a GPU,
+** never the rules').  The rules' 3 where codes cross words (3, 5, 6 and 7
 ** bits), whose sub-stages hold the most words, in sub-stages of 4 code
 ** rows or fewer (the rules' from 65 rows).  Measured on an H200 (lowbit
 ** bench, 2026-11-29, one device call, µs, 8192 x 8192 / 4096 x 14336),
-** M = 128: a16w3_g128
-** 55.0 / 47.3 -> 51.5 / 44.2, a16w5_g64 66.9 / 54.4 -> 62.7 / 48.5,
-** a16w6_g128 56.5 / 49.5 -> 52.7 / 47.7, a16w7_g32 79.8 / 74.4 -> 73.7 /
-** 67.8; M = 1024: 329.1 / 295.5 -> 298.9 / 281.0, 421.4 / 332.4 -> 392.2
-** / 312.4, 341.8 / 319.3 -> 324.1 / 308.1, 518.0 / 475.7 -> 468.1 /
-** 434.7; two sweep recipes (5- and 7-bit group 128) 1 to 4% faster.  Not
-** in 8-row sub-stages (33..64 rows): 6 to 12% faster there (a16w6_g128
-** 44.2 / 40.1 -> 38.8 / 36.0), but NVRTC took 0.74 s for a sweep
-** recipe's kernel, 0.98 of the sweep's limit on a 2-core machine.  Nor
-** where codes stay in words: a16w4_g128 and a16w8_channel 3 to 5% slower
-** at M = 128 (a16w4_g128 8192 x 8192 45.3 -> 46.9), though 1 to 5% faster
-** at M = 1024 (221.3 -> 209.5), whose 256-row kernels then took NVRTC
-** 0.86 s (0.45 rolled). */
-static int u3_rule(const lb_format *f, const lb_gemm_cfg *c) {
-  return 32 % f->lay.bits != 0 && c->r <= 4;
+** M = 128: a16w3_g128 55.0 / 47.3 -> 51.5 / 44.2, a16w5_g64 66.9 / 54.4
+** -> 62.7 / 48.5, a16w6_g128 56.5 / 49.5 -> 52.7 / 47.7, a16w7_g32 79.8 /
+** 74.4 -> 73.7 / 67.8; M = 1024: 329.1 / 295.5 -> 298.9 / 281.0, 421.4 /
+** 332.4 -> 392.2 / 312.4, 341.8 / 319.3 -> 324.1 / 308.1, 518.0 / 475.7
+** -> 468.1 / 434.7; two sweep recipes (5- and 7-bit group 128) 1 to 4%
+** faster.  Not in 8-row sub-stages (33..64 rows): 6 to 12% faster there
+** (a16w6_g128 44.2 / 40.1 -> 38.8 / 36.0), but NVRTC took 0.74 s for a
+** sweep recipe's kernel, 0.98 of the sweep's limit on a 2-core machine.
+** Nor where codes stay in words: a16w4_g128 and a16w8_channel 3 to 5%
+** slower at M = 128 (a16w4_g128 8192 x 8192 45.3 -> 46.9), though 1 to 5%
+** faster at M = 1024 (221.3 -> 209.5), whose 256-row kernels then took
+** NVRTC 0.86 s (0.45 rolled). */
+static int un_rule(const lb_format *f, const lb_gemm_cfg *c) {
+  return 32 % f->lay.bits != 0 && c->r <= 4 ? 3 : 1;
 }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
@@ -488,7 +490,7 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   if (kn->v[K_R] < 0)
     while (c->r > r_min(c) && 32 * c->r > k) c->r /= 2;
   fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
-  c->u3 = c->wr && pick(kn, K_U3, u3_rule(f, c));
+  c->un = c->wr ? pick(kn, K_UN, un_rule(f, c)) : 1;
 }
 
 /* Whether the wgmma plan c takes K: where its sub-stage (32 r k-values)
@@ -618,6 +620,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
+  if (c->un < 1) c->un = 1;    /* (rolled: every plan but sm_90's wr plan) */
   c->tail = pick(kn, K_TL, 1);
   c->tq = c->bm;
 }
@@ -731,11 +734,11 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                    "is sm_90's wgmma plan's with the words in registers "
                    "(wg=1, wr=1, warps in warpgroups, three stages)", from,
                    plan);
-  /* u3=1 unrolls the loop of the plan with the words in registers */
-  if (kn->v[K_U3] == 1 && !p->wg.u3)
-    return lb_fail(LB_EARG, "%s: plan \"%s\": u3=1 (the loop unrolled by three) "
-                   "is sm_90's wgmma plan's with the words in registers (wg=1, "
-                   "wr=1)", from, plan);
+  /* un=2 or 3 unrolls the loop of the plan with the words in registers */
+  if (kn->v[K_UN] > 1 && p->wg.un != kn->v[K_UN])
+    return lb_fail(LB_EARG, "%s: plan \"%s\": un=%d (the loop unrolled) is sm_90's "
+                   "wgmma plan's with the words in registers (wg=1, wr=1)", from,
+                   plan, kn->v[K_UN]);
   /* bm other than the bucket's rows is sm_90a's TMA plan's: refused where
   ** that plan is not built (the other parts keep the bucket's rows) */
   if (kn->v[K_BM] >= 0 && kn->v[K_BM] != p->wg.bm)
@@ -820,7 +823,7 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     "(LOWBIT_GEMM wr)\n"
     "constexpr bool LB_TMA = %s;   // activations by TMA, stages by mbarriers "
     "(LOWBIT_GEMM tm)\n"
-    "constexpr bool LB_U3 = %s;   // the loop unrolled by three (LOWBIT_GEMM u3)\n",
+    "constexpr int LB_UN = %d;   // the loop's sets of words, unrolled (LOWBIT_GEMM un)\n",
     c->bm, c->bn, c->warps_m, c->warps_n, c->r, 32 * c->r, c->ws, c->gridn,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
@@ -828,7 +831,7 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     lb_format_groups(f, k), c->stage, c->srowb, c->stages,
     c->wg ? "true" : "false", c->csum ? "true" : "false",
     c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false",
-    c->tm ? "true" : "false", c->u3 ? "true" : "false");
+    c->tm ? "true" : "false", c->un);
 }
 
 /* wgmma m64nNk16 for the sm_90a plan's N = 8 nf rows: its accumulators
@@ -982,7 +985,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_WR] = c->wr;
   v[K_TM] = c->tm;
   v[K_BM] = c->bm;
-  v[K_U3] = c->u3;
+  v[K_UN] = c->un;
   v[K_TL] = c->tail ? -1 : 0;   /* (named where it is off) */
   v[K_PLAIN] = -1;
 }

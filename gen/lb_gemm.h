@@ -55,7 +55,8 @@ typedef struct lb_gemm_cfg {
   int wr;                 /* words go to registers, not the stages (wg) */
   int tm;                 /* activations by TMA into the stages (wr): the
                           ** launch passes a tensor map of x */
-  int u3;                 /* the loop unrolled by three (wr): no words move */
+  int un;                 /* the loop's sets of words (wr): 1 rolled, 2 or 3
+                          ** unrolled by as many */
   int tail;               /* rows past the last whole tile may run apart
                           ** (lb_gemm_tail; LOWBIT_GEMM tl=0: never) */
   int tq;                 /* the rows of a whole tile to lb_gemm_tail: bm,

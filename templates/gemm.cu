@@ -740,10 +740,10 @@ __device__ __forceinline__ void lb_gemm_body(
   constexpr int LAG = LB_WREG ? 2 : 1;   // sub-stages behind that a refill takes
   // (words two sub-stages ahead: one left the loop waiting on them,
   // ncu long_scoreboard, a16w4 at M = 128 with 8 warps an SM)
-  lb_words w0 = {}, w1 = {};   // (LB_WREG) sub-stages 0 and 1's words
+  lb_words w0 = {}, w1 = {};   // (LB_WREG) sub-stage 0's words, and 1's
   const unsigned long long pol = lb_read_once();
   if (LB_WREG) lb_load_words(w0, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
-  if (LB_WREG && ns > 1) lb_load_words(w1, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
+  if (LB_WREG && LB_UN != 2 && ns > 1) lb_load_words(w1, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
   const unsigned smem0 = (unsigned)__cvta_generic_to_shared(lb_smem);
 #pragma unroll
   for (int s = 0; s < LB_STAGES - LAG; s++) {
@@ -766,10 +766,12 @@ __device__ __forceinline__ void lb_gemm_body(
   if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
 
   int buf = 0;
-  // Sub-stage ss: its words wcur, and sub-stage ss + 2's on their way into
-  // wload (LB_WREG).
+  // Sub-stage ss: its words wcur, and sub-stage ss + AHEAD's on their way
+  // into wload (LB_WREG).
+  constexpr int AHEAD = LB_UN == 2 ? 1 : 2;   // sub-stages the words load ahead
   auto step = [&](int ss, const lb_words &wcur, lb_words &wload) {
-    if (LB_WREG && ss + 2 < ns) lb_load_words(wload, wq, chs, t, lb_rot(ss + 2, rot, s0, ns), pol);
+    if (LB_WREG && ss + AHEAD < ns)
+      lb_load_words(wload, wq, chs, t, lb_rot(ss + AHEAD, rot, s0, ns), pol);
     const int ahead = ss + LB_STAGES - LAG;   // the sub-stage a refill takes,
     const int abuf = buf >= LAG ? buf - LAG : buf + LB_STAGES - LAG;   // into ss - LAG's buffer
     if constexpr (LB_TMA) {
@@ -839,17 +841,23 @@ __device__ __forceinline__ void lb_gemm_body(
     if (LB_WG) lb_wg_commit();
     buf = buf + 1 == LB_STAGES ? 0 : buf + 1;
   };
-  // Three sets of words are live: this sub-stage's and the next two's.
-  // Rolled, the loop moves the next two down a set each sub-stage (ncu,
-  // a16w4_g128 at M = 128: IMAD moves 15% of the instructions); unrolled
-  // by three (LB_U3) the sets take turns and nothing moves, for three
-  // copies of the body (the rule's, gen/lb_gemm.c u3_rule).
-  if constexpr (LB_WREG && LB_U3) {
+  // Rolled (LB_UN 1), three sets of words are live, this sub-stage's and
+  // the next two's, and the loop moves the next two down a set each
+  // sub-stage (ncu, a16w4_g128 at M = 128: IMAD moves 15% of the
+  // instructions).  Unrolled by three (LB_UN 3) the sets take turns and
+  // nothing moves, for three copies of the body; by two (LB_UN 2), with
+  // the words one sub-stage ahead, two copies (gen/lb_gemm.c, un_rule).
+  if constexpr (LB_WREG && LB_UN == 3) {
     lb_words w2;
     for (int ss = 0; ss < ns; ss += 3) {
       step(ss, w0, w2);
       if (ss + 1 < ns) step(ss + 1, w1, w0);
       if (ss + 2 < ns) step(ss + 2, w2, w1);
+    }
+  } else if constexpr (LB_WREG && LB_UN == 2) {
+    for (int ss = 0; ss < ns; ss += 2) {
+      step(ss, w0, w1);
+      if (ss + 1 < ns) step(ss + 1, w1, w0);
     }
   } else {
     for (int ss = 0; ss < ns; ss++) {

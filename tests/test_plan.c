@@ -1085,24 +1085,24 @@ static void check_knob_tm(void) {
 }
 
 #define W3 "weights { bits = 3 }\nscales { group = 128 }\n"
-static int u3_built(const lb_gemm_plans *p, const knob_case *c) {
-  return p->wg.u3 == c->built - 1 && p->hi.u3 == 0 && p->lo.u3 == 0;
+static int un_built(const lb_gemm_plans *p, const knob_case *c) {
+  return p->wg.un == c->built && p->hi.un == 1 && p->lo.un == 1;
 }
 
-/* u3 (the wr plan's loop unrolled by three): the rules' where codes cross
-** words in sub-stages of 4 code rows (65 rows and more), not at 33..64 (8
-** code rows) nor for codes within words; asked, built where the words go
-** to registers and refused elsewhere; never on the other parts (built:
-** 1 + sm_90's u3; 0: refused naming u3=1). */
-static void check_knob_u3(void) {
+/* un (how the wr plan's loop holds its words): the rules' 3 where codes
+** cross words in sub-stages of 4 code rows (65 rows and more), not at
+** 33..64 (8 code rows) nor for codes within words; 2 and 3 asked, built
+** where the words go to registers and refused elsewhere; 1 on the other
+** parts (built: sm_90's un; 0: refused naming un=). */
+static void check_knob_un(void) {
   static const knob_case cs[] = {
-      {W3, NULL, 3, 2},          {W3, NULL, 5, 2},
-      {W3, NULL, 6, 2},          {W3, NULL, 2, 1},
+      {W3, NULL, 3, 3},          {W3, NULL, 5, 3},
+      {W3, NULL, 6, 3},          {W3, NULL, 2, 1},
       {W4, NULL, 3, 1},          {W4, NULL, 5, 1},
-      {W3, "u3=0", 3, 1},        {W4, "u3=1", 3, 2},
-      {W4, "u3=1", 2, 2},        {W4, "wg=0,u3=1", 3, 0},
-      {W4, "wr=0,u3=1", 3, 0}};
-  knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "u3=1", u3_built);
+      {W3, "un=1", 3, 1},        {W4, "un=3", 3, 3},
+      {W4, "un=2", 3, 2},        {W4, "un=3", 2, 3},
+      {W4, "wg=0,un=3", 3, 0},   {W4, "wr=0,un=2", 3, 0}};
+  knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "un=", un_built);
 }
 
 /* The reference's view of a recipe (lb_fmt_of, from the public
@@ -1288,7 +1288,7 @@ int main(void) {
   check_waves();
   check_splits();
   check_knob_tm();
-  check_knob_u3();
+  check_knob_un();
   check_ring_scales();
   check_two_frag_xs();
   check_even();
