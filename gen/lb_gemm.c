@@ -490,7 +490,6 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   if (kn->v[K_R] < 0)
     while (c->r > r_min(c) && 32 * c->r > k) c->r /= 2;
   fit_tile(f, k, 4 * pick(kn, K_MJ, 1), 0, c);
-  c->un = c->wr ? pick(kn, K_UN, un_rule(f, c)) : 1;
 }
 
 /* Whether the wgmma plan c takes K: where its sub-stage (32 r k-values)
@@ -620,7 +619,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
-  if (c->un < 1) c->un = 1;    /* (rolled: every plan but sm_90's wr plan) */
+  c->un = c->wr ? pick(kn, K_UN, un_rule(f, c)) : 1;   /* (rolled without wr) */
   c->tail = pick(kn, K_TL, 1);
   c->tq = c->bm;
 }

@@ -740,10 +740,12 @@ __device__ __forceinline__ void lb_gemm_body(
   constexpr int LAG = LB_WREG ? 2 : 1;   // sub-stages behind that a refill takes
   // (words two sub-stages ahead: one left the loop waiting on them,
   // ncu long_scoreboard, a16w4 at M = 128 with 8 warps an SM)
-  lb_words w0 = {}, w1 = {};   // (LB_WREG) sub-stage 0's words, and 1's
+  // (LB_WREG) words AHEAD sub-stages ahead: sub-stage 0's, and 1's where two
+  constexpr int AHEAD = LB_UN == 2 ? 1 : 2;
+  lb_words w0 = {}, w1 = {};
   const unsigned long long pol = lb_read_once();
   if (LB_WREG) lb_load_words(w0, wq, chs, t, lb_rot(0, rot, s0, ns), pol);
-  if (LB_WREG && LB_UN != 2 && ns > 1) lb_load_words(w1, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
+  if (LB_WREG && AHEAD == 2 && ns > 1) lb_load_words(w1, wq, chs, t, lb_rot(1, rot, s0, ns), pol);
   const unsigned smem0 = (unsigned)__cvta_generic_to_shared(lb_smem);
 #pragma unroll
   for (int s = 0; s < LB_STAGES - LAG; s++) {
@@ -768,7 +770,6 @@ __device__ __forceinline__ void lb_gemm_body(
   int buf = 0;
   // Sub-stage ss: its words wcur, and sub-stage ss + AHEAD's on their way
   // into wload (LB_WREG).
-  constexpr int AHEAD = LB_UN == 2 ? 1 : 2;   // sub-stages the words load ahead
   auto step = [&](int ss, const lb_words &wcur, lb_words &wload) {
     if (LB_WREG && ss + AHEAD < ns)
       lb_load_words(wload, wq, chs, t, lb_rot(ss + AHEAD, rot, s0, ns), pol);

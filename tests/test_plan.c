@@ -837,6 +837,7 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
 
 /* The weights and scales most plan cases read (plan_of adds the rest). */
 #define W4 "weights { bits = 4 }\nscales { group = 128 }\n"
+#define W3 "weights { bits = 3 }\nscales { group = 128 }\n"
 
 /* The last rows apart (lb_gemm_tail): m past a whole number of tiles by
 ** at most a quarter tile, on every part's tile; none at or below one tile,
@@ -939,7 +940,7 @@ static void check_waves(void) {
             {W4, "tl=0", 14336, 4096, 128, 256},
             {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
              14336, 4096, 128, 256},
-            {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 14336,
+            {W3, NULL, 14336,
              4096, 128, 128}};
   static const int tails[][2] = {{257, 1}, {300, 44}, {320, 64}, {321, 0},
                                  {384, 0}};
@@ -1044,8 +1045,8 @@ static void check_knob_bm(void) {
       {W4, NULL, 5, 256},
       {W4, NULL, 4, 256},
       {W4, NULL, 3, 128},
-      {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 5, 128},
-      {"weights { bits = 3 }\nscales { group = 128 }\n", NULL, 4, 128},
+      {W3, NULL, 5, 128},
+      {W3, NULL, 4, 128},
       {W4, "bm=128", 4, 128},
       {W4, "bm=256", 3, 256},
       {W4, "bm=64", 3, 64},
@@ -1074,7 +1075,7 @@ static void check_knob_tm(void) {
       {W4, "wg=1,wr=1,tm=1", 1, 1},
       {W4, "wg=1,tm=1", 1, 0},
       {W4, "tm=1", 1, 0},
-      {"weights { bits = 3 }\nscales { group = 128 }\n", "tm=1", 2, 1},
+      {W3, "tm=1", 2, 1},
       {"weights { bits = 3 }\nscales { group = 32 }\n", "tm=1", 2, 0},
       {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 2, 0},
       {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 3, 1},
@@ -1084,7 +1085,6 @@ static void check_knob_tm(void) {
   knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "tm=1", tm_built);
 }
 
-#define W3 "weights { bits = 3 }\nscales { group = 128 }\n"
 static int un_built(const lb_gemm_plans *p, const knob_case *c) {
   return p->wg.un == c->built && p->hi.un == 1 && p->lo.un == 1;
 }
