@@ -415,26 +415,26 @@ static int tm_rule(void) { return 1; }
 /* How a wr plan's loop holds its words (un; the template's LB_UN).  1:
 ** rolled, three sets (words two sub-stages ahead) moved down a set each
 ** sub-stage.  3: unrolled by three, the sets taking turns.  2: words one
-** sub-stage ahead in two sets taking turns, unrolled by two (NVRTC 1.3
-** times the rolled loop's time where 3 takes 1.9; not measured on a GPU,
-** never the rules').  The rules' 3 where codes cross words (3, 5, 6 and 7
-** bits), whose sub-stages hold the most words, in sub-stages of 4 code
-** rows or fewer (the rules' from 65 rows).  Measured on an H200 (lowbit
-** bench, 2026-11-29, one device call, µs, 8192 x 8192 / 4096 x 14336),
-** M = 128: a16w3_g128 55.0 / 47.3 -> 51.5 / 44.2, a16w5_g64 66.9 / 54.4
-** -> 62.7 / 48.5, a16w6_g128 56.5 / 49.5 -> 52.7 / 47.7, a16w7_g32 79.8 /
-** 74.4 -> 73.7 / 67.8; M = 1024: 329.1 / 295.5 -> 298.9 / 281.0, 421.4 /
-** 332.4 -> 392.2 / 312.4, 341.8 / 319.3 -> 324.1 / 308.1, 518.0 / 475.7
-** -> 468.1 / 434.7; two sweep recipes (5- and 7-bit group 128) 1 to 4%
-** faster.  Not in 8-row sub-stages (33..64 rows): 6 to 12% faster there
-** (a16w6_g128 44.2 / 40.1 -> 38.8 / 36.0), but NVRTC took 0.74 s for a
-** sweep recipe's kernel, 0.98 of the sweep's limit on a 2-core machine.
-** Nor where codes stay in words: a16w4_g128 and a16w8_channel 3 to 5%
-** slower at M = 128 (a16w4_g128 8192 x 8192 45.3 -> 46.9), though 1 to 5%
-** faster at M = 1024 (221.3 -> 209.5), whose 256-row kernels then took
-** NVRTC 0.86 s (0.45 rolled). */
-static int un_rule(const lb_format *f, const lb_gemm_cfg *c) {
-  return 32 % f->lay.bits != 0 && c->r <= 4 ? 3 : 1;
+** sub-stage ahead in two sets taking turns, unrolled by two.  The rules' 2
+** where codes cross words (3, 5, 6 and 7 bits), whose sub-stages hold the
+** most words: as fast as 3 within 2% either way and NVRTC takes 1.3 times
+** the rolled loop's time where 3 takes 1.8 to 1.9 (0.40 to 0.51 s against
+** 0.31 to 0.39 on a 2-core machine, 8192 x 8192, M = 64 and 128).  Measured
+** on an H200 (lowbit bench, LOWBIT_GEMM=un=1 / un=2 / un=3 in one device
+** call, 2026-11-29, us, 8192 x 8192 / 4096 x 14336), M = 128: a16w3_g128
+** 54.6 / 47.3 -> 52.8 / 45.1 (un=3 51.6 / 44.4), a16w5_g64 66.2 / 52.1 ->
+** 62.0 / 49.8 (62.2 / 49.0), a16w6_g128 55.4 / 50.1 -> 54.2 / 48.3 (52.5 /
+** 47.6), a16w7_g32 78.1 / 73.1 -> 73.8 / 69.0 (73.1 / 68.5); M = 1024:
+** 330.2 / 297.6 -> 305.2 / 284.7 (300.1 / 282.2), 415.0 / 327.3 -> 391.0 /
+** 318.0 (394.9 / 314.8), 348.6 / 321.3 -> 332.7 / 309.5 (324.8 / 308.0),
+** 502.1 / 464.7 -> 469.7 / 435.9 (471.6 / 439.2); M = 64 (8 code rows a
+** sub-stage; a16w5_g64 and a16w7_g32 run mma.sync there): a16w3_g128 36.9 /
+** 36.1 -> 34.4 / 31.6, a16w6_g128 43.5 / 40.3 -> 39.1 / 36.8.  Not where
+** codes stay in words: a16w4_g128 at M = 128 46.1 / 38.1 -> 50.0 / 42.0
+** (un=3 47.8 / 39.7), though 2 to 6% faster at M = 1024 (222.1 -> 213.8,
+** un=3 209.7). */
+static int un_rule(const lb_format *f) {
+  return 32 % f->lay.bits != 0 ? 2 : 1;
 }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
@@ -619,7 +619,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
   c->smem = c->stages * stage_cost(c) + c->sres;
   c->sk = pick(kn, K_SK, 0);   /* read here, not per launch */
-  c->un = c->wr ? pick(kn, K_UN, un_rule(f, c)) : 1;   /* (rolled without wr) */
+  c->un = c->wr ? pick(kn, K_UN, un_rule(f)) : 1;   /* (rolled without wr) */
   c->tail = pick(kn, K_TL, 1);
   c->tq = c->bm;
 }

@@ -1089,17 +1089,21 @@ static int un_built(const lb_gemm_plans *p, const knob_case *c) {
   return p->wg.un == c->built && p->hi.un == 1 && p->lo.un == 1;
 }
 
-/* un (how the wr plan's loop holds its words): the rules' 3 where codes
-** cross words in sub-stages of 4 code rows (65 rows and more), not at
-** 33..64 (8 code rows) nor for codes within words; 2 and 3 asked, built
-** where the words go to registers and refused elsewhere; 1 on the other
-** parts (built: sm_90's un; 0: refused naming un=). */
+/* un (how the wr plan's loop holds its words): the rules' 2 where codes
+** cross words, in sub-stages of 8 code rows (33..64 rows) and of 4 (65
+** and more), 1 for codes within words and where the words stay in shared
+** memory (7-bit group 32 at 33..64 rows runs mma.sync); 2 and 3 asked,
+** built where the words go to registers and refused elsewhere; 1 on the
+** other parts (built: sm_90's un; 0: refused naming un=). */
 static void check_knob_un(void) {
   static const knob_case cs[] = {
-      {W3, NULL, 3, 3},          {W3, NULL, 5, 3},
-      {W3, NULL, 6, 3},          {W3, NULL, 2, 1},
+      {W3, NULL, 3, 2},          {W3, NULL, 5, 2},
+      {W3, NULL, 6, 2},          {W3, NULL, 2, 2},
       {W4, NULL, 3, 1},          {W4, NULL, 5, 1},
-      {W3, "un=1", 3, 1},        {W4, "un=3", 3, 3},
+      {W4, NULL, 2, 1},
+      {"weights { bits = 7 }\nscales { group = 32 }\n", NULL, 2, 1},
+      {W3, "un=1", 3, 1},        {W3, "un=3", 3, 3},
+      {W4, "un=3", 3, 3},
       {W4, "un=2", 3, 2},        {W4, "un=3", 2, 3},
       {W4, "wg=0,un=3", 3, 0},   {W4, "wr=0,un=2", 3, 0}};
   knob_cases(cs, (int)(sizeof cs / sizeof cs[0]), "un=", un_built);
