@@ -200,11 +200,11 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       bucket's rows, and a plan whose sm_90 tile is not the TMA plan's
 **       refuses any other
 **   un  with wr=1, how the loop holds its words: 1 rolled (three sets,
-**       two sub-stages ahead, moved each sub-stage), 3 unrolled by three
-**       (the sets take turns; the rules' where codes cross words, 3, 5, 6
-**       and 7 bits, in sub-stages of 4 code rows or fewer), 2 one
-**       sub-stage ahead in two sets, unrolled by two (never the rules');
-**       2 and 3 refused where the words do not go to registers
+**       two sub-stages ahead, moved each sub-stage), 2 one sub-stage
+**       ahead in two sets that take turns, unrolled by two (the rules'
+**       where codes cross words, 3, 5, 6 and 7 bits), 3 three sets that
+**       take turns, unrolled by three; 2 and 3 refused where the words do
+**       not go to registers
 **   tl  rows past the last whole tile of m's bucket, up to a quarter tile,
 **       run as a second launch on the kernel of their own count (1, the
 **       rules'; lb_op_tail) or in one more tile (0; every part)
