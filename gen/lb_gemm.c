@@ -417,9 +417,10 @@ static int tm_rule(void) { return 1; }
 ** sub-stage.  3: unrolled by three, the sets taking turns.  2: words one
 ** sub-stage ahead in two sets taking turns, unrolled by two.  The rules' 2
 ** where codes cross words (3, 5, 6 and 7 bits), whose sub-stages hold the
-** most words: as fast as 3 within 2% either way and NVRTC takes 1.3 times
-** the rolled loop's time where 3 takes 1.8 to 1.9 (0.40 to 0.51 s against
-** 0.31 to 0.39 on a 2-core machine, 8192 x 8192, M = 64 and 128).  Measured
+** most words: 3 was at most 3% faster (1% in the mean of the 30 rows
+** below and two sweep recipes'), and NVRTC takes 1.3 times the rolled
+** loop's time where 3 takes 1.8 to 1.9 (0.40 to 0.51 s against 0.31 to
+** 0.39 on a 2-core machine, 8192 x 8192, M = 64 and 128).  Measured
 ** on an H200 (lowbit bench, LOWBIT_GEMM=un=1 / un=2 / un=3 in one device
 ** call, 2026-11-29, us, 8192 x 8192 / 4096 x 14336), M = 128: a16w3_g128
 ** 54.6 / 47.3 -> 52.8 / 45.1 (un=3 51.6 / 44.4), a16w5_g64 66.2 / 52.1 ->
