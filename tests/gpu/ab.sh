@@ -51,13 +51,15 @@ build() {   # build SIDE SOURCES: lowbit-cli into /tmp/ab-SIDE
 build A "$base"
 build B "$here"
 
-# side SIDE SOURCES ENV RECIPE: its bench rows, "recipe shape m us check"
+# side SIDE SOURCES ENV RECIPE: its bench rows, "recipe shape m us check",
+# from the summary table at the end of lowbit bench's output (the rows
+# run.sh's `slowest` reads: recipe, K x N, M, lowbit us, ..., check)
 side() {
   local path=$2/recipes:$2/bench/recipes
   env ${3:+$3} LD_LIBRARY_PATH="${lua:+$lua/lib}" LOWBIT_RECIPE_PATH="$path" \
     LOWBIT_CACHE_DIR="/tmp/ab-$1/cache" timeout 300 "/tmp/ab-$1/lowbit" bench \
     "$4" "${opts[@]}" 2>&1 | tee -a "$out/raw-$1" |
-    awk '$5 == "us" && $3 ~ /^m=/ { print $1, $2, substr($3, 3), $4, $21 }'
+    awk '$2 ~ /^[0-9]+x[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $NF }'
 }
 for r in "${recipes[@]}"; do
   for ((i = 0; i < reps; i++)); do
