@@ -45,7 +45,7 @@ void lb_format_of(const lb_recipe *r, lb_format *f) {
   /* Power-of-two widths never straddle a 16-bit half: interleave the
   ** halves of the two words once (PRMT), then a shift and one LOP3 give
   ** a pair. */
-  f->fast = 32 % f->lay.bits == 0 && 16 % f->lay.bits == 0;
+  f->fast = !f->lay.cross;
   /* A code at bits 4.. of a half, masked in place, is the value
   ** base + 16 q: exact while 16 q stays below the base (f16 widths up to
   ** 4, bf16 up to 2).  Codes in bits 4..7 and 12..15 of a half then need

@@ -244,7 +244,7 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
   ** a16w4 172.9 us against 181.4 with two warps of 64 rows, a16w1 172.2
   ** against 238.1; at M = 128 a16w4 95.2 against 92.9 (shapes differ:
   ** 14336 x 4096 80.1 against 87.6, 4096 x 14336 104.8 against 95.1). */
-  mj = bucket >= 3 && 32 % lay->bits == 0 &&
+  mj = bucket >= 3 && !lay->cross &&
                (lay->bits <= 4 || f->per_channel) &&
                !(f->per_channel && f->sdtype == LB_BF16) ? 2 : 1;
   /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
@@ -435,7 +435,7 @@ static int tm_rule(void) { return 1; }
 ** (un=3 47.8 / 39.7), though 2 to 6% faster at M = 1024 (222.1 -> 213.8,
 ** un=3 209.7). */
 static int un_rule(const lb_format *f) {
-  return 32 % f->lay.bits != 0 ? 2 : 1;
+  return f->lay.cross ? 2 : 1;
 }
 
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
@@ -470,8 +470,8 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   ** 8192 / 4096 x 14336, a16w8_channel 78.0 / 94.0 -> 68.9 / 62.4 us and
   ** 77.4 / 78.4 -> 66.3 / 57.2, a16w1_g64 85.7 / 83.7 -> 78.0 / 66.8;
   ** faster in 14 of 16, a16w4_g128 at 8192 x 8192 1% and 5% slower. */
-  c->bm = bucket >= 4 && c->tm && 32 % f->lay.bits == 0 ? 256
-                                                       : 16 << (bucket < 3 ? bucket : 3);
+  c->bm = bucket >= 4 && c->tm && !f->lay.cross ? 256
+                                                 : 16 << (bucket < 3 ? bucket : 3);
   if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
   c->warps_n = pick(kn, K_WN, wide_rule(f, n, bucket) ? 8 : 4);
@@ -629,13 +629,14 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
 ** waves of blocks (split-K's included) times a block's rows over its
 ** splits, a 256-row tile's row costing 0.85 of a 128-row one's (wgmma
 ** m64n256: each A fragment feeds twice the MMAs).  Only to choose between
-** the two tiles (tile_by_waves). */
-static long long wave_cost(const lb_gemm_cfg *c, int m, int sms) {
+** the two tiles (tile_by_waves).  split 0: a split's part costs as much as
+** the whole block (split-K measured no gain, below). */
+static long long wave_cost(const lb_gemm_cfg *c, int m, int sms, int split) {
   const long long blocks = (long long)c->gridn * ((m + c->bm - 1) / c->bm);
   const long long s = lb_gemm_splits(c, m, sms);
   const long long slots = (long long)sms * c->per_sm;
   return (blocks * s + slots - 1) / slots * c->bm * (c->bm >= 256 ? 85 : 100) /
-         s;
+         (split ? s : 1);
 }
 
 /* 257..384 rows (bucket 5) on sm_90a's 256-row tiles make two tile rows;
@@ -650,18 +651,21 @@ static long long wave_cost(const lb_gemm_cfg *c, int m, int sms) {
 ** a16w1_g64 171.5 / 159.9 / 146.7 -> 126.8 / 110.1 / 111.6; at 8192 x
 ** 8192 (128 blocks against 192) 256 rows kept a16w1_g64 at 155.9 / 148.9
 ** / 140.3 against 163.5 / 164.2 / 164.8; at 14336 x 4096 (64 blocks,
-** split twice) the model keeps 256 rows, which measured 9% faster for
-** a16w1_g64 and a16w2_g64 and 4 to 15% slower for a16w8_channel and
-** a16w4_g128. */
+** split twice) 256 rows measured 9% faster for a16w1_g64 and a16w2_g64
+** and 4 to 15% slower for a16w8_channel and a16w4_g128: for 4- and 8-bit
+** codes the model counts a split as no gain there (its parts' sums cost
+** what the shorter K saves), so those take 128 rows. */
 static void tile_by_waves(const lb_format *f, int n, int k, int sms,
                           const knobs *kn, lb_gemm_cfg *c) {
   knobs k128 = *kn;
   lb_gemm_cfg alt;
+  const int split = f->lay.bits < 4;
   k128.v[K_BM] = 128;
   plan_wg(f, n, k, sms, 5, &k128, &alt);
   finish(f, n, k, 5, hi_kb(&alt), &k128, &alt);
   if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
-  if (wave_cost(&alt, tops[5].top, sms) < wave_cost(c, tops[5].top, sms)) {
+  if (wave_cost(&alt, tops[5].top, sms, split) <
+      wave_cost(c, tops[5].top, sms, split)) {
     *c = alt;
     c->tq = 256;
   }

@@ -375,7 +375,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** slots, one word per lane and at least 4 bits per code; narrower
   ** codes carry more rows per tile, and f32 scales or zeros more state,
   ** and either spilled at 128 (1-bit group 256, 2-bit per channel). */
-  cfg->minb = lay.words == 1 && f->gpt <= 2 && lay.bits >= 4 &&
+  cfg->minb = !lay.cross && f->gpt <= 2 && lay.bits >= 4 &&
               f->sdtype != LB_F32 && f->zdtype != LB_F32
                   ? 2 : 1;
   cfg->xminb = cfg->minb;

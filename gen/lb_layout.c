@@ -20,6 +20,7 @@ void lb_layout_of(const lb_recipe *r, lb_layout *lay) {
   lay->words = r->bits / gcd(r->bits, 32);
   lay->codes = 32 * lay->words / r->bits;
   lay->tile = 32 * lay->codes;
+  lay->cross = lay->words > 1;
 }
 
 lb_codepos lb_code_pos(const lb_layout *lay, int i) {

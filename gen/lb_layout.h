@@ -26,6 +26,7 @@ typedef struct lb_layout {
   int words;   /* words per lane in a tile */
   int codes;   /* codes per lane in a tile */
   int tile;    /* k-values per tile = 32 * codes */
+  int cross;   /* codes run across word boundaries (3, 5, 6, 7 bits) */
 } lb_layout;
 
 /* Position of lane code i (0 <= i < codes): word index p in the lane and

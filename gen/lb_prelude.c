@@ -387,7 +387,7 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                    "const lb_crow &c) {\n"
                    "  unsigned v;\n",
                 lay.bits - 1, f->off ? ", sign bit flipped (offset binary)" : "");
-  if (32 % lay.bits != 0)
+  if (lay.cross)
     lb_buf_puts(b, "  // both ways, then a select: no branch in the "
                    "unrolled code rows\n"
                    "  const unsigned vc = __byte_perm(__funnelshift_r(a1, a0, "
