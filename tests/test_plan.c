@@ -927,21 +927,29 @@ static void check_same_code(const lb_recipe *r, const char *name, int n,
 /* 257..384 rows on sm_90a: 128-row tiles where 256-row ones take a wave
 ** more (N = 14336: 224 blocks on 132 SMs against 336), the last rows
 ** still apart after 256 (the tail rule counts 256-row tiles); 256 rows at
-** 8192 x 8192 and at N = 4096, with bm=256 asked for, and for 3-bit codes
-** (128 by the rules at any N). */
+** 8192 x 8192 and with bm=256 asked for; at N = 4096 (64 blocks split
+** twice) 128 for 4- and 8-bit codes, 256 for 1- and 2-bit; 3-bit codes
+** take 128 by the rules at any N. */
 static void check_waves(void) {
   static const struct {
     const char *text, *plan;
     int n, k, bm, tq;
   } cs[] = {{W4, NULL, 14336, 4096, 128, 256},
             {W4, NULL, 8192, 8192, 256, 256},
-            {W4, NULL, 4096, 14336, 256, 256},
+            {W4, NULL, 4096, 14336, 128, 256},
             {W4, "bm=256", 14336, 4096, 256, 256},
             {W4, "tl=0", 14336, 4096, 128, 256},
             {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
              14336, 4096, 128, 256},
-            {W3, NULL, 14336,
-             4096, 128, 128}};
+            {W3, NULL, 14336, 4096, 128, 128},
+            /* 64 channel blocks split twice: 128 rows for 4- and 8-bit
+            ** codes, 256 for 1- and 2-bit (measured, lb_gemm.c) */
+            {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
+             4096, 14336, 128, 256},
+            {"weights { bits = 2 }\nscales { group = 64 }\n", NULL, 4096,
+             14336, 256, 256},
+            {"weights { bits = 1 }\nscales { group = 64 }\n", NULL, 4096,
+             14336, 256, 256}};
   static const int tails[][2] = {{257, 1}, {300, 44}, {320, 64}, {321, 0},
                                  {384, 0}};
   int i, j;
