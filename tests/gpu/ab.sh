@@ -17,7 +17,8 @@
 # bench/recipes/ of each side) or paths; the options go to `lowbit bench`
 # as they are (--m, --shapes, --iters).  Each recipe runs on A, then on B,
 # AB_REPEAT times (default 1).  Prints a row per recipe, shape and M: A's
-# and B's microseconds (the median of the repeats), B / A, and both checks.
+# and B's microseconds (the median of the repeats), B / A, and both checks
+# (each side's rows are printed first as they come).
 # Exits non-zero where a build fails, or a row is missing or not "ok" on
 # either side.
 set -u
@@ -61,10 +62,12 @@ side() {
     "$4" "${opts[@]}" 2>&1 | tee -a "$out/raw-$1" |
     awk '$2 ~ /^[0-9]+x[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $NF }'
 }
+# Each side's rows also go out as they come ("A recipe shape m us check"),
+# so that a call cut short by its time limit still says what it timed.
 for r in "${recipes[@]}"; do
   for ((i = 0; i < reps; i++)); do
-    side A "$base" "${AB_ENV_A:-}" "$r" >> "$out/A"
-    side B "$here" "${AB_ENV_B:-}" "$r" >> "$out/B"
+    side A "$base" "${AB_ENV_A:-}" "$r" | tee -a "$out/A" | sed 's/^/A /'
+    side B "$here" "${AB_ENV_B:-}" "$r" | tee -a "$out/B" | sed 's/^/B /'
   done
 done
 
