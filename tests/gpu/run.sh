@@ -363,8 +363,10 @@ if room 160 "bench-sweep"; then
     "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
   : >"$out/bench-sweep.log"
   mapfile -t sw < <(ls "$build"/sweep-recipes/*.lua)
-  # Every recipe's GEMV (M = 1: the source M = 1..8 share) at every shape
-  # compiled first, 8 at a time, into the kernel cache, where the bench's
+  # M = 16 too: the GEMM's first bucket (or the GEMV's second fragment),
+  # where groups of 32 once ran at half cuBLAS's speed unseen (2026-11-29).
+  # Every recipe's GEMV (M = 1: the source M = 1..8 share) and its M = 16
+  # kernel at every shape compiled first, 8 at a time, into the kernel cache, where the bench's
   # ops then find it.  One after another, inside the bench, those compiles
   # took 0.3 to 0.9 s each on the H200 (the bench step's results.csv), 245
   # of them, in a step of 312 s.  With no plan given, an op's GEMV source
@@ -376,14 +378,14 @@ if room 160 "bench-sweep"; then
     for r in "${sw[@]}"; do
       for s in ${sw_shapes//,/ }; do echo "$r ${s%x*} ${s#*x}"; done
     done | xargs -P 8 -n 3 sh -c \
-      '"$0" compile "$3" --arch "sm_$1" --sms "$2" --k "$4" --n "$5" --m 1 >/dev/null 2>&1 || true' \
+      '"$0" compile "$3" --arch "sm_$1" --sms "$2" --k "$4" --n "$5" --m 1,16 >/dev/null 2>&1 || true' \
       "$build/lowbit" "$arch" "$sms"
     lap "bench sweep, compiles"
   fi
   half=$(( (${#sw[@]} + 1) / 2 ))
   for lo in 0 "$half"; do
     [ "$lo" -lt "${#sw[@]}" ] || continue
-    "$build/lowbit" bench "${sw[@]:$lo:$half}" --m 1,8 --iters 30 \
+    "$build/lowbit" bench "${sw[@]:$lo:$half}" --m 1,8,16 --iters 30 \
       --shapes "$sw_shapes" >>"$out/bench-sweep.log" 2>&1 ||
       bench_rc=1
   done
@@ -416,12 +418,14 @@ sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
 grep -E "^(lowbit|cuBLAS|tinygemm|SKIPPED)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
 # A bench log's rows against cuBLAS and its slowest (speed-up, column 6).
-slowest() {
-  awk -v what="$1" '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
+slowest() {   # slowest WHAT LOG [FIRST_M LAST_M]
+  awk -v what="$1" -v lo="${3:-1}" -v hi="${4:-1000000}" \
+    '$2 ~ /^[0-9]+x[0-9]+$/ && $6 ~ /^[0-9.]+$/ && $3 + 0 >= lo && $3 + 0 <= hi { n++; if (min == "" || $6 < min) { min = $6; row = $0 } }
     END { if (n) printf "    %s: %d rows against cuBLAS, the slowest: %s\n", what, n, row }' \
     "$2" 2>/dev/null
 }
-slowest sweep "$out/bench-sweep.log"
+slowest "sweep, M = 1..8" "$out/bench-sweep.log" 1 8
+slowest "sweep, M = 16" "$out/bench-sweep.log" 16 16
 slowest reach "$out/bench-reach.log"
 printf "%-22s %s\n" "compute-sanitizer" "$(said sanitizer "$( [ $san_rc -eq 0 ] && echo "pass (see sanitizer-summary.txt)" || echo "FAIL (see sanitizer.log)")")"
 sed 's/^/    /' "$out/sanitizer-summary.txt" 2>/dev/null
