@@ -358,7 +358,7 @@ pybench bench-model 45 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
 # 1024 x 4096, where 5-bit group 32 ran 0.89x cuBLAS at M = 8, came after;
 # with five shapes, 338 s on the H200, in one call with bench and
 # bench-write, 443 s in all.)
-if room 160 "bench-sweep"; then
+if room 215 "bench-sweep"; then
   rm -rf "$build/sweep-recipes" && mkdir -p "$build/sweep-recipes" &&
     "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
   : >"$out/bench-sweep.log"
