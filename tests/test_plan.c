@@ -838,6 +838,7 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
 /* The weights and scales most plan cases read (plan_of adds the rest). */
 #define W4 "weights { bits = 4 }\nscales { group = 128 }\n"
 #define W3 "weights { bits = 3 }\nscales { group = 128 }\n"
+#define W8C "weights { bits = 8 }\nscales { group = \"channel\" }\n"
 
 /* The last rows apart (lb_gemm_tail): m past a whole number of tiles by
 ** at most a quarter tile, on every part's tile; none at or below one tile,
@@ -939,13 +940,11 @@ static void check_waves(void) {
             {W4, NULL, 4096, 14336, 128, 256},
             {W4, "bm=256", 14336, 4096, 256, 256},
             {W4, "tl=0", 14336, 4096, 128, 256},
-            {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
-             14336, 4096, 128, 256},
+            {W8C, NULL, 14336, 4096, 128, 256},
             {W3, NULL, 14336, 4096, 128, 128},
             /* 64 channel blocks split twice: 128 rows for 4- and 8-bit
             ** codes, 256 for 1- and 2-bit (measured, lb_gemm.c) */
-            {"weights { bits = 8 }\nscales { group = \"channel\" }\n", NULL,
-             4096, 14336, 128, 256},
+            {W8C, NULL, 4096, 14336, 128, 256},
             {"weights { bits = 2 }\nscales { group = 64 }\n", NULL, 4096,
              14336, 256, 256},
             {"weights { bits = 1 }\nscales { group = 64 }\n", NULL, 4096,
@@ -1058,7 +1057,7 @@ static void check_knob_bm(void) {
       {W4, "bm=128", 4, 128},
       {W4, "bm=256", 3, 256},
       {W4, "bm=64", 3, 64},
-      {"weights { bits = 8 }\nscales { group = \"channel\" }\n", "bm=256", 2, 256},
+      {W8C, "bm=256", 2, 256},
       {W4, "tm=0,bm=256", 3, 0},
       {W4, "wg=0,bm=64", 3, 0},
       {W4, "wg=0,bm=128", 3, 128},
