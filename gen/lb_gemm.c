@@ -178,10 +178,11 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
   ** us). */
   const int rowb = lb_format_groups(f, k) * f->ssize;
   const int arrays = f->zeros ? 2 : 1;
+  const int cap = (c->wr ? 64 : 32) * 1024;
   c->srowb = 0;
   if (rowb % 16 == 0 &&
       (!f->zeros || lb_format_groups(f, k) * f->zsize == rowb) &&
-      c->bn * (rowb + 16) * arrays <= (c->wr ? 64 : 32) * 1024)
+      c->bn * (rowb + 16) * arrays <= LB_GEMM_SRES_KB * 1024)
     c->srowb = rowb + 16;
   c->sres = c->bn * c->srowb * arrays;
   for (;;) {
@@ -201,7 +202,10 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
       c->sres = c->bn * rowb * arrays;
       break;
     }
-    if (c->r > r_min(c)) {
+    /* scales past the cap only where the sub-stage keeps its rows */
+    if (c->sres > cap) {
+      c->sres = c->srowb = 0;
+    } else if (c->r > r_min(c)) {
       c->r /= 2;
     } else if (st_lo >= 2) {
       break;
