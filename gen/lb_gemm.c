@@ -160,6 +160,21 @@ static int pick(const knobs *kn, int i, int rule) {
   return kn->v[i] >= 0 ? kn->v[i] : rule;
 }
 
+/* Scales and zeros resident in shared memory (srowb, zrowb: rows padded by
+** 16 bytes against bank conflicts) where each array's rows are whole
+** 16-byte chunks and both fit `most` bytes; else none. */
+static void reside(const lb_format *f, int k, int most, lb_gemm_cfg *c) {
+  const int rowb = lb_format_groups(f, k) * f->ssize;
+  const int zrowb = f->zeros ? lb_format_groups(f, k) * f->zsize : 0;
+  c->srowb = c->zrowb = 0;
+  if (rowb % 16 == 0 && zrowb % 16 == 0 &&
+      c->bn * (rowb + 16 + (zrowb ? zrowb + 16 : 0)) <= most) {
+    c->srowb = rowb + 16;
+    c->zrowb = zrowb ? zrowb + 16 : 0;
+  }
+  c->sres = c->bn * (c->srowb + c->zrowb);
+}
+
 /* The block's channels (mj groups of 16 a warp), resident scales, and the
 ** sub-stage cut until three stages fit the large budget and two the small
 ** one (lo, KB; 0: none, sm_90a's plan); where one row still leaves no two
@@ -170,21 +185,18 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
                      lb_gemm_cfg *c) {
   const int wmin = c->wg ? 4 : 1;   /* a warpgroup's warps */
   c->bn = 16 * mj * c->warps_n / wmin;
-  /* Scales and zeros resident in shared memory where a block's rows are
-  ** whole 16-byte chunks and fit 32 KB (64 KB with the words in
-  ** registers, whose stages hold x alone: a16w4 at M = 128 has 36 KB):
-  ** loaded a sub-stage ahead from global memory instead, every short
-  ** sub-stage waits on that load (a16w4 8192 x 8192, M = 16, H100: 54.5
-  ** us). */
+  /* Scales and zeros resident in shared memory (reside) where they fit
+  ** 32 KB (64 KB with the words in registers, whose stages hold x alone:
+  ** a16w4 at M = 128 has 36 KB), and up to LB_GEMM_SRES_KB where the
+  ** sub-stage keeps its rows beside them: loaded a sub-stage ahead from
+  ** global memory instead, every short sub-stage waits on that load
+  ** (a16w4 8192 x 8192, M = 16, H100: 54.5 us; groups of 32 at 8192 x
+  ** 8192, M = 12 and 16, H200: 5-bit 67.9 against 41.2 us resident,
+  ** 7-bit 70.6 against 61.4). */
   const int rowb = lb_format_groups(f, k) * f->ssize;
-  const int arrays = f->zeros ? 2 : 1;
+  const int zrowb = f->zeros ? lb_format_groups(f, k) * f->zsize : 0;
   const int cap = (c->wr ? 64 : 32) * 1024;
-  c->srowb = 0;
-  if (rowb % 16 == 0 &&
-      (!f->zeros || lb_format_groups(f, k) * f->zsize == rowb) &&
-      c->bn * (rowb + 16) * arrays <= LB_GEMM_SRES_KB * 1024)
-    c->srowb = rowb + 16;
-  c->sres = c->bn * c->srowb * arrays;
+  reside(f, k, LB_GEMM_SRES_KB * 1024, c);
   for (;;) {
     int st_hi, st_lo;
     c->ws = words_max(&f->lay, c->r);
@@ -197,20 +209,21 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     ** is cut otherwise (a16w4_g128's three 64 KB stages need 1 KB more
     ** than 227 KB with it) */
     if (c->wg && c->bm > 128 && c->srowb > rowb &&
-        (hi_kb(c) * 1024 - c->bn * rowb * arrays) / stage_cost(c) >= 3) {
+        (hi_kb(c) * 1024 - c->bn * (rowb + zrowb)) / stage_cost(c) >= 3) {
       c->srowb = rowb;
-      c->sres = c->bn * rowb * arrays;
+      c->zrowb = zrowb;
+      c->sres = c->bn * (rowb + zrowb);
       break;
     }
     /* scales past the cap only where the sub-stage keeps its rows */
     if (c->sres > cap) {
-      c->sres = c->srowb = 0;
+      c->sres = c->srowb = c->zrowb = 0;
     } else if (c->r > r_min(c)) {
       c->r /= 2;
     } else if (st_lo >= 2) {
       break;
     } else if (c->sres) {
-      c->sres = c->srowb = 0;
+      c->sres = c->srowb = c->zrowb = 0;
     } else if (c->warps_n > wmin) {
       c->warps_n /= 2;
       c->bn = 16 * mj * c->warps_n / wmin;
@@ -542,10 +555,10 @@ static int wgmma_takes(const lb_gemm_cfg *c, int k) {
 ** recipes (up to 100 bytes) and took NVRTC past 1 s for a sweep recipe.
 ** Below 33 rows it was not measured, and a 3-bit sweep recipe's compile
 ** at 17..32 rows reached 1.06 s. */
-static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
+static void lift(const lb_format *f, int k, int want, lb_gemm_cfg *c) {
   int r;
   for (r = want; r > c->r; r /= 2) {
-    int ws = words_max(lay, r);
+    int ws = words_max(&f->lay, r);
     int stage = stage_bytes(c, ws, r);
     if ((LB_SMEM_HI_KB * 1024 - c->sres) / stage >= 2) {
       c->r = r;
@@ -553,6 +566,13 @@ static void lift(const lb_layout *lay, int want, lb_gemm_cfg *c) {
       c->stage = stage;
       break;
     }
+  }
+  /* Scales the 99 KB parts could not hold resident: here, where three
+  ** stages still fit beside them. */
+  if (c->sres == 0) {
+    lb_gemm_cfg t = *c;
+    reside(f, k, LB_GEMM_SRES_KB * 1024, &t);
+    if (t.sres && (LB_SMEM_HI_KB * 1024 - t.sres) / stage_cost(&t) >= 3) *c = t;
   }
 }
 
@@ -690,7 +710,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   {
     const int want = plan_tile(f, n, k, bucket, kn, &p->lo);
     p->hi = p->lo;
-    lift(&f->lay, want, &p->hi);
+    lift(f, k, want, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->hi);
     finish(f, n, k, bucket, LB_SMEM_LO_KB, kn, &p->lo);
   }
@@ -819,9 +839,9 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     "and sub-stages do not align)\n"
     "constexpr int LB_NGROUPS = %d;\n"
     "constexpr int LB_PLAN_STAGE_B = %d;   // shared memory per stage\n"
-    "// Resident scales and zeros: rows of LB_SROWB bytes after the stages "
-    "(0: none).\n"
-    "constexpr int LB_SROWB = %d;\n"
+    "// Resident scales and zeros: rows of LB_SROWB and LB_ZROWB bytes after "
+    "the stages\n// (0: none).\n"
+    "constexpr int LB_SROWB = %d, LB_ZROWB = %d;\n"
     "constexpr int LB_STAGES = %d;\n"
     "constexpr bool LB_WG = %s;   // MMA by wgmma (LOWBIT_GEMM wg)\n"
     "constexpr bool LB_CSUM = %s;   // split-K's sums meet in a cluster "
@@ -836,7 +856,7 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
-    lb_format_groups(f, k), c->stage, c->srowb, c->stages,
+    lb_format_groups(f, k), c->stage, c->srowb, c->zrowb, c->stages,
     c->wg ? "true" : "false", c->csum ? "true" : "false",
     c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false",
     c->tm ? "true" : "false", c->un);

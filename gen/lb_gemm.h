@@ -39,6 +39,7 @@ typedef struct lb_gemm_cfg {
   int gss;                /* scale groups a sub-stage meets, at most */
   int stage;              /* shared-memory bytes of one stage */
   int srowb;              /* resident scales: bytes a padded row (0: none) */
+  int zrowb;              /* resident zeros: bytes a padded row (0: none) */
   int sres;               /* their shared-memory bytes, after the stages */
   int stages;             /* pipeline depth */
   int gridn;              /* channel blocks */

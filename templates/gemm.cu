@@ -9,7 +9,7 @@
 // 16-bit values), lb_wgroup() / lb_w2() (a group's scale and offset, and the
 // dequantised weight pair in the activation type); templates/common.cu the
 // cp.async helpers.  The planner (gen/lb_gemm.c) supplies LB_BM, LB_BN,
-// LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB and LB_STAGES;
+// LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB, LB_ZROWB and LB_STAGES;
 // the static_asserts below check what it promised.
 //
 // Block tile: LB_BN output channels x LB_BM activation rows, over K in
@@ -121,7 +121,7 @@ static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
 // (LB_TMA: a stage's mbarrier and its release count after the scales)
 constexpr int LB_BAR_B = LB_TMA ? 16 * LB_STAGES : 0;
-static_assert(LB_STAGES * LB_STAGE_B + LB_BN * LB_SROWB * (LB_ZEROS ? 2 : 1) + LB_BAR_B <=
+static_assert(LB_STAGES * LB_STAGE_B + LB_BN * (LB_SROWB + LB_ZROWB) + LB_BAR_B <=
                   LB_SMEM_BUDGET,
               "shared memory within the part's budget (the planner's)");
 static_assert(!LB_TMA || (LB_WREG && LB_R % 2 == 0 && LB_BM <= 256),
@@ -680,21 +680,28 @@ __device__ __forceinline__ void lb_gemm_body(
   // Resident scales and zeros (LB_SROWB > 0): the block's rows, copied
   // once in the first stage's group (issued before it, so that the wait
   // for the first stage covers them): no scale load waits on memory
-  // inside the loop; rows padded by 16 bytes (banks).  Otherwise they
-  // come from global memory a sub-stage ahead (lb_sgroups), and every
-  // sub-stage waits on that load's latency where the loop is short.
+  // inside the loop; rows padded by 16 bytes (banks).  The zeros' rows
+  // (LB_ZROWB) follow the scales' and may be wider (f32 zeros, f16
+  // scales).  Otherwise they come from global memory a sub-stage ahead
+  // (lb_sgroups), and every sub-stage waits on that load's latency where
+  // the loop is short.
   constexpr bool SRES = LB_SROWB > 0;
+  static_assert(!SRES || LB_ZROWB > 0 || !LB_ZEROS,
+                "resident scales: the zeros resident too");
   char *const sres = lb_smem + LB_STAGES * LB_STAGE_B;
   constexpr int SREG = LB_BN * LB_SROWB;
   if constexpr (SRES) {
-    constexpr int CH = SRES ? LB_NGROUPS * (int)sizeof(lb_scale_t) / 16 : 1;
-    for (int c = threadIdx.x; c < LB_BN * CH; c += LB_GWARPS * 32) {
-      const int row = c / CH, ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
-      lb_cp16(sres + row * LB_SROWB + c % CH * 16,
-              (const char *)(sc + ch * LB_NGROUPS) + c % CH * 16);
-      if (LB_ZEROS)
-        lb_cp16(sres + SREG + row * LB_SROWB + c % CH * 16,
-                (const char *)(zr + ch * LB_NGROUPS) + c % CH * 16);
+    constexpr int CH = LB_NGROUPS * (int)sizeof(lb_scale_t) / 16;
+    constexpr int ZCH = LB_ZEROS ? LB_NGROUPS * (int)sizeof(lb_zero_t) / 16 : 0;
+    for (int c = threadIdx.x; c < LB_BN * (CH + ZCH); c += LB_GWARPS * 32) {
+      const int row = c / (CH + ZCH), e = c % (CH + ZCH);
+      const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
+      if (e < CH)
+        lb_cp16(sres + row * LB_SROWB + e * 16,
+                (const char *)(sc + ch * LB_NGROUPS) + e * 16);
+      else
+        lb_cp16(sres + SREG + row * LB_ZROWB + (e - CH) * 16,
+                (const char *)(zr + ch * LB_NGROUPS) + (e - CH) * 16);
     }
   }
   // Blocks walk K from different starting points (a rotation by their
@@ -715,7 +722,7 @@ __device__ __forceinline__ void lb_gemm_body(
   // end) costs nothing.
   // LB_TMA: the stages' mbarriers and release counts (after the scales),
   // set up by thread 0, which also copies the prologue's activations.
-  char *const sbar = sres + SREG * (LB_ZEROS ? 2 : 1);
+  char *const sbar = sres + SREG + LB_BN * LB_ZROWB;
   unsigned *const cnt = reinterpret_cast<unsigned *>(sbar + 8 * LB_STAGES);
   const unsigned bars = (unsigned)__cvta_generic_to_shared(sbar);
   const unsigned cnts = (unsigned)__cvta_generic_to_shared(cnt);
@@ -828,9 +835,11 @@ __device__ __forceinline__ void lb_gemm_body(
           lb_zero_t zv = cur.z[j][r][u];
           if (SRES) {
             const int gi = min(g0 + u, LB_NGROUPS - 1);
-            const char *p = sres + lb_wch(wn, j, g, r) * LB_SROWB;
-            sv = reinterpret_cast<const lb_scale_t *>(p)[gi];
-            zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(p + SREG)[gi] : lb_zero_t(0);
+            const int row = lb_wch(wn, j, g, r);
+            sv = reinterpret_cast<const lb_scale_t *>(sres + row * LB_SROWB)[gi];
+            zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(
+                                sres + SREG + row * LB_ZROWB)[gi]
+                          : lb_zero_t(0);
           }
           const float s = lb_scale_f32(sv);
           lb_wgroup(s, lb_offset(s, zv), s2v[u][j][r], b2v[u][j][r]);

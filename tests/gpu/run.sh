@@ -184,7 +184,10 @@ fi
 # 64 rows, 8-bit codes at 24 rows of a layer wide enough for sm_90's wgmma
 # plan (4224 channels) and 5-bit codes at M = 8; the GEMV with four
 # fragments of x (LOWBIT_PLAN rows=32, given after 'gemv:'), 4-bit codes
-# at 24 rows and 3-bit codes at 31.  Each case then
+# at 24 rows and 3-bit codes at 31; the GEMM's resident scales past 32 KB
+# (7-bit codes in groups of 32 at K = 8192, M = 16), and with zero rows
+# wider than the scale rows (f32 zeros, tests/gpu/recipes/w7_z32.lua).
+# Each case then
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
@@ -209,7 +212,9 @@ if room 60 sanitizer; then
          "$root/recipes/a16w8_channel.lua 24 4224 1024"
          "$root/bench/recipes/a16w5_g64.lua 8 1000 1024"
          "gemv:rows=32:$root/recipes/a16w4_g128.lua 24 4112 1024"
-         "gemv:rows=32:$root/recipes/a16w3_g128.lua 31 1000 4096")
+         "gemv:rows=32:$root/recipes/a16w3_g128.lua 31 1000 4096"
+         "$root/bench/recipes/a16w7_g32.lua 16 1000 8192"
+         "$root/tests/gpu/recipes/w7_z32.lua 16 1000 8192")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
