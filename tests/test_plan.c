@@ -232,6 +232,9 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
         "%s n=%d k=%d b%d: wgmma %d x %d, %d warps: %d blocks an SM counted "
         "(%d planned)", name, n, k, bucket, c.bm, c.bn, c.warps_n, c.fit,
         c.per_sm);
+  CHECK(c.sres == c.bn * (c.srowb + c.zrowb) && (c.srowb > 0 || c.zrowb == 0),
+        "%s n=%d k=%d b%d: resident rows of %d and %d bytes, %d in all", name,
+        n, k, bucket, c.srowb, c.zrowb, c.sres);
   CHECK(c.smem == c.stages * (c.stage + (c.tm ? 16 : 0)) + c.sres &&
         c.smem <= budget && k_red <= c.stages * c.stage,
         "%s n=%d k=%d b%d (%s): shared memory %d x %d + %d", name, n, k,
@@ -972,6 +975,44 @@ static void check_waves(void) {
   }
 }
 
+/* Resident scales and zeros in the GEMM (lb_gemm.c reside): past 32 KB
+** only where the sub-stage keeps the rule's rows (groups of 32 at K =
+** 8192, 9..16 rows: 32 channels of 528-byte rows, 34 KB, once read from
+** global memory a sub-stage ahead at half cuBLAS's speed); zero rows of
+** their own width (f32 zeros, f16 scales); none where they would cut the
+** sub-stage (17..32 rows: 64 channels, 68 KB). */
+static void check_resident(void) {
+  static const struct {
+    const char *zeros;
+    int bucket, srowb, zrowb, r;
+  } cs[] = {{"f16", 0, 528, 528, 8},
+            {"f32", 0, 528, 1040, 8},
+            {"f16", 1, 0, 0, 8}};
+  int i;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    char text[256];
+    lb_recipe *r;
+    lb_gemm_plans p;
+    snprintf(text, sizeof text,
+             "name \"t\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+             "scales { group = 32 }\nzeros { dtype = \"%s\" }\n"
+             "dequant \"(q - z) * s\"\n", cs[i].zeros);
+    if ((r = load("t.lua", text)) == NULL) continue;
+    if (lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, NULL, "test", &p) != LB_OK) {
+      CHECK(0, "resident case %d: %s", i, lb_errmsg());
+    } else {
+      CHECK(p.hi.srowb == cs[i].srowb && p.hi.zrowb == cs[i].zrowb &&
+                p.hi.r == cs[i].r &&
+                p.hi.sres == p.hi.bn * (p.hi.srowb + p.hi.zrowb),
+            "resident case %d (zeros %s, bucket %d): rows of %d and %d "
+            "bytes (%d in all), %d code rows; want %d, %d, %d", i,
+            cs[i].zeros, cs[i].bucket, p.hi.srowb, p.hi.zrowb, p.hi.sres,
+            p.hi.r, cs[i].srowb, cs[i].zrowb, cs[i].r);
+    }
+    lb_recipe_free(r);
+  }
+}
+
 /* Split-K's ways by the rules (lb_gemm_splits), where the cap and the
 ** sums' bound decide: a narrow layer's few tiles split 32 ways (4 until
 ** 2026-11-29, then 16; the old most fails them), a wider one's sums keep
@@ -1297,6 +1338,7 @@ int main(void) {
   check_tail();
   check_spans();
   check_waves();
+  check_resident();
   check_splits();
   check_knob_tm();
   check_knob_un();
