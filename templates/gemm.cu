@@ -691,8 +691,9 @@ __device__ __forceinline__ void lb_gemm_body(
   char *const sres = lb_smem + LB_STAGES * LB_STAGE_B;
   constexpr int SREG = LB_BN * LB_SROWB;
   if constexpr (SRES) {
-    constexpr int CH = LB_NGROUPS * (int)sizeof(lb_scale_t) / 16;
-    constexpr int ZCH = LB_ZEROS ? LB_NGROUPS * (int)sizeof(lb_zero_t) / 16 : 0;
+    // (guarded: the block is compiled, though not run, without resident rows)
+    constexpr int CH = SRES ? LB_NGROUPS * (int)sizeof(lb_scale_t) / 16 : 1;
+    constexpr int ZCH = SRES && LB_ZEROS ? LB_NGROUPS * (int)sizeof(lb_zero_t) / 16 : 0;
     for (int c = threadIdx.x; c < LB_BN * (CH + ZCH); c += LB_GWARPS * 32) {
       const int row = c / (CH + ZCH), e = c % (CH + ZCH);
       const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
