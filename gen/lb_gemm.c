@@ -109,7 +109,7 @@ static int hi_kb(const lb_gemm_cfg *c) {
 ** written in (include/lowbit.h and docs/architecture.md list the keys
 ** too: change all three). */
 enum { K_WN, K_WK, K_WM, K_MJ, K_R, K_ST, K_SK, K_BS, K_WG, K_CL, K_WR, K_TM, K_BM,
-       K_UN, K_TL, K_PLAIN, NKNOB };
+       K_UN, K_TL, K_SG, K_PLAIN, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"wn", 1, 8, 1, 4, {1, 2, 4, 8}},   {"wk", 1, 8, 1, 3, {1, 2, 4}},
     {"wm", 1, 16, 1, 3, {1, 2, 4}},     {"mj", 1, 4, 1, 2, {1, 2}},
@@ -118,7 +118,7 @@ static const lb_knob knob[NKNOB] = {
     {"wg", 0, 1, 0, 2, {0, 1}},         {"cl", 0, 1, 0, 2, {0, 1}},
     {"wr", 0, 1, 0, 2, {0, 1}},         {"tm", 0, 1, 0, 2, {0, 1}},
     {"bm", 16, 256, 1, 3, {64, 128, 256}}, {"un", 1, 3, 0, 3, {1, 2, 3}},
-    {"tl", 0, 1, 0, 0, {0}},
+    {"tl", 0, 1, 0, 0, {0}},            {"sg", 0, 1, 0, 2, {0, 1}},
     {"plain", 0, 1, 0, 0, {0}}};
 
 typedef struct knobs {
@@ -590,10 +590,55 @@ static int regs_for_two(const lb_gemm_cfg *c) {
   return !c->wg || (c->bm <= 64 && c->warps_n * c->warps_k <= 4);
 }
 
+/* Whether a run of b bytes of a channel's groups (a sub-stage's) goes in
+** whole cp.async copies (4, 8 or 16 bytes; 16-byte ones past that) of a
+** row of rowb bytes. */
+static int runs_copy(int b, int rowb) {
+  const int u = b < 16 ? b : 16;
+  return b >= 4 && (b & (b - 1)) == 0 && rowb % u == 0;
+}
+
+/* Scales and zeros staged (sstg, zstg): where they are not resident and a
+** sub-stage meets two groups or more, whole ones, its groups' scales and
+** zeros of the block's channels are copied into its stage with its words
+** and activations (templates/gemm.cu, lb_issue_groups), so that no scale
+** load waits on memory inside the loop.  Loaded from global memory a
+** sub-stage ahead instead (lb_load_sg), each thread issues 2 mj gss loads
+** of 2 bytes a sub-stage for each array, and the short sub-stages wait
+** on them.  Not with the words in registers (their stages are TMA's).
+** Only where the budget keeps its stages (sg=0: never). */
+static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
+                         lb_gemm_cfg *c) {
+  const int ng = lb_format_groups(f, k);
+  const int sb = c->gss * f->ssize, zb = f->zeros ? c->gss * f->zsize : 0;
+  c->stage -= c->bn * (c->sstg + c->zstg);   /* (a plan finished before) */
+  c->sstg = c->zstg = c->sgoff = 0;
+  if (c->sres || c->wr || f->per_channel || (32 * c->r) % f->group != 0 ||
+      c->gss < 2 || !runs_copy(sb, ng * f->ssize) ||
+      (zb && !runs_copy(zb, ng * f->zsize)) ||
+      (budget * 1024 - c->sres) / (stage_cost(c) + c->bn * (sb + zb)) <
+          stages_min(c))
+    return;
+  if (!pick(kn, K_SG, 1)) {
+    c->sgoff = 1;
+    return;
+  }
+  c->sstg = sb;
+  c->zstg = zb;
+  c->stage += c->bn * (sb + zb);
+}
+
 /* What follows from a part's sub-stage and budget (KB a block). */
 static void finish(const lb_format *f, int n, int k, int bucket, int budget,
                    const knobs *kn, lb_gemm_cfg *c) {
   int span;
+  /* scale groups a sub-stage meets */
+  span = 32 * c->r;
+  c->gss = f->per_channel            ? 1
+         : span % f->group == 0      ? span / f->group
+         : f->group % span == 0      ? 1
+                                     : span / f->group + 2;
+  stage_scales(f, k, budget, kn, c);
   c->stages = (budget * 1024 - c->sres) / stage_cost(c);
   if (c->warps_k > c->r) c->warps_k = c->r;
   /* Two blocks an SM rather than a deeper pipeline, where two stages let
@@ -633,12 +678,6 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
       2 * (c->stages * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024)
     c->fit = 2;
-  /* scale groups a sub-stage meets */
-  span = 32 * c->r;
-  c->gss = f->per_channel            ? 1
-         : span % f->group == 0      ? span / f->group
-         : f->group % span == 0      ? 1
-                                     : span / f->group + 2;
   c->gridn = (n + c->bn - 1) / c->bn;
   c->nss = (k + 32 * c->r - 1) / (32 * c->r);
   c->threads = 32 * c->warps_m * c->warps_n * c->warps_k;
@@ -842,6 +881,9 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     "// Resident scales and zeros: rows of LB_SROWB and LB_ZROWB bytes after "
     "the stages\n// (0: none).\n"
     "constexpr int LB_SROWB = %d, LB_ZROWB = %d;\n"
+    "// Staged scales and zeros: a channel's groups of a sub-stage, LB_SSTG and "
+    "LB_ZSTG\n// bytes, in each stage (0: none; LOWBIT_GEMM sg).\n"
+    "constexpr int LB_SSTG = %d, LB_ZSTG = %d;\n"
     "constexpr int LB_STAGES = %d;\n"
     "constexpr bool LB_WG = %s;   // MMA by wgmma (LOWBIT_GEMM wg)\n"
     "constexpr bool LB_CSUM = %s;   // split-K's sums meet in a cluster "
@@ -856,7 +898,7 @@ static void emit_plan(lb_buf *b, const lb_format *f, int k, int budget_kb,
     c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r, c->ws, c->gss,
     f->per_channel || f->group % (32 * c->r) == 0 ? c->r
     : (32 * c->r) % f->group == 0                 ? f->group / 32 : 0,
-    lb_format_groups(f, k), c->stage, c->srowb, c->zrowb, c->stages,
+    lb_format_groups(f, k), c->stage, c->srowb, c->zrowb, c->sstg, c->zstg, c->stages,
     c->wg ? "true" : "false", c->csum ? "true" : "false",
     c->wg && c->bm <= 64 ? c->fit : 1, c->wr ? "true" : "false",
     c->tm ? "true" : "false", c->un);
@@ -1015,6 +1057,7 @@ static void knobs_of(const lb_gemm_cfg *c, int v[NKNOB]) {
   v[K_BM] = c->bm;
   v[K_UN] = c->un;
   v[K_TL] = c->tail ? -1 : 0;   /* (named where it is off) */
+  v[K_SG] = c->sgoff ? 0 : -1;   /* (named where a plan turned it off) */
   v[K_PLAIN] = -1;
 }
 

@@ -41,6 +41,9 @@ typedef struct lb_gemm_cfg {
   int srowb;              /* resident scales: bytes a padded row (0: none) */
   int zrowb;              /* resident zeros: bytes a padded row (0: none) */
   int sres;               /* their shared-memory bytes, after the stages */
+  int sstg, zstg;         /* staged scales, zeros: a channel's bytes in a
+                          ** stage (0: not staged; stage_scales) */
+  int sgoff;              /* they would be, but the plan said sg=0 */
   int stages;             /* pipeline depth */
   int gridn;              /* channel blocks */
   int nss;                /* sub-stages along K */

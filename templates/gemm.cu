@@ -9,7 +9,8 @@
 // 16-bit values), lb_wgroup() / lb_w2() (a group's scale and offset, and the
 // dequantised weight pair in the activation type); templates/common.cu the
 // cp.async helpers.  The planner (gen/lb_gemm.c) supplies LB_BM, LB_BN,
-// LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB, LB_ZROWB and LB_STAGES;
+// LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB, LB_ZROWB, LB_SSTG,
+// LB_ZSTG and LB_STAGES;
 // the static_asserts below check what it promised.
 //
 // Block tile: LB_BN output channels x LB_BM activation rows, over K in
@@ -83,11 +84,14 @@ constexpr int LB_ROWW = LB_TILES * 32 * LB_WORDS;   // words per channel
 // different banks (two for wgmma's 8-byte reads: the 4 rows a half warp
 // reads); LB_BM rows of 32 LB_R activations padded to 64 bytes past a
 // multiple of 128 for the same reason (wgmma: no pad, core matrices).
-// (LB_WREG: the words go to registers, not to the stages.)
+// (LB_WREG: the words go to registers, not to the stages.)  Then, where
+// the scales are staged (LB_SSTG > 0), the sub-stage's groups of each
+// channel: LB_BN rows of LB_SSTG bytes, then of LB_ZSTG for the zeros.
 constexpr int LB_WROWC = LB_WS * 8 + (LB_WG ? 2 : 1);     // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 && !LB_WG ? 64 : 0);  // bytes per row
 constexpr int LB_WSTAGE_B = LB_WREG ? 0 : LB_BN * LB_WROWC * 16;
-constexpr int LB_STAGE_B = LB_WSTAGE_B + LB_BM * LB_XROWB;
+constexpr int LB_SSTAGE = LB_WSTAGE_B + LB_BM * LB_XROWB;   // the staged scales' offset
+constexpr int LB_STAGE_B = LB_SSTAGE + LB_BN * (LB_SSTG + LB_ZSTG);
 
 // First word (of a packing tile) that sub-stage q of it reads, and how many
 // it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
@@ -119,6 +123,22 @@ static_assert(!LB_WREG || (LB_WG && LB_STAGES >= 3),
 static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
               "split-K in a cluster: the block's sums fit the pipeline's shared memory");
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
+// Staged scales: each sub-stage's groups a run of whole copies (4, 8 or
+// 16 bytes; 16-byte ones past that), a sub-stage's first group at a
+// multiple of its run, neither with resident scales nor with the words in
+// registers (whose stages the TMA fills).
+// (4 for no run: the blocks of a plan without staged scales are compiled)
+__host__ __device__ constexpr int lb_sunit(int b) { return b < 4 ? 4 : b < 16 ? b : 16; }
+static_assert(LB_SSTG == 0 ||
+                  (LB_SROWB == 0 && !LB_WREG && LB_SSTG == LB_GSS * (int)sizeof(lb_scale_t) &&
+                   LB_GSTEP > 0 && LB_GSTEP < LB_R && LB_SSTG >= 4 &&
+                   LB_SSTG % lb_sunit(LB_SSTG) == 0 &&
+                   LB_NGROUPS * (int)sizeof(lb_scale_t) % lb_sunit(LB_SSTG) == 0),
+              "staged scales: whole groups a sub-stage, in whole copies");
+static_assert(LB_ZSTG == (LB_SSTG > 0 && LB_ZEROS ? LB_GSS * (int)sizeof(lb_zero_t) : 0) &&
+                  (LB_ZSTG == 0 ||
+                   LB_NGROUPS * (int)sizeof(lb_zero_t) % lb_sunit(LB_ZSTG) == 0),
+              "staged zeros: beside staged scales, in whole copies");
 // (LB_TMA: a stage's mbarrier and its release count after the scales)
 constexpr int LB_BAR_B = LB_TMA ? 16 * LB_STAGES : 0;
 static_assert(LB_STAGES * LB_STAGE_B + LB_BN * (LB_SROWB + LB_ZROWB) + LB_BAR_B <=
@@ -309,16 +329,57 @@ __device__ __forceinline__ lb_copy lb_copy_of(const unsigned *wq,
   return c;
 }
 
+// cp.async of B = 4, 8 or 16 bytes (16: lb_cp16; the smaller ones only
+// through L1, .ca).
+template <int B>
+__device__ __forceinline__ void lb_cpn(void *smem, const void *gmem) {
+  static_assert(B == 4 || B == 8 || B == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (B == 16) {
+    lb_cp16(smem, gmem);
+  } else {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(B));
+  }
+}
+
+// Staged scales (LB_SSTG): an array's groups of sub-stage ss for the
+// block's channels, RB bytes a row (RB / U copies of U bytes) into rows
+// of RB at dst.  Groups past the last (a last sub-stage short of K) are
+// not read: their slots are never selected (the reads clamp).  The
+// threads take the copies after the ones `skip` took.
+template <int RB, typename T>
+__device__ __forceinline__ void lb_issue_groups(char *dst, const T *src, int ss,
+                                                int n0, bool full_n, int skip) {
+  constexpr int U = lb_sunit(RB), PER = RB / U;
+  constexpr int ROWB = LB_NGROUPS * (int)sizeof(T);   // bytes of a channel's groups
+  const int b0 = ss * RB;                             // the sub-stage's first byte
+  for (int c = ((int)threadIdx.x + LB_THREADS - skip % LB_THREADS) % LB_THREADS;
+       c < LB_BN * PER; c += LB_THREADS) {
+    const int row = c / PER, b = b0 + c % PER * U;
+    if (ROWB % RB != 0 && b >= ROWB) continue;
+    const int ch = LB_N % LB_BN == 0 || full_n ? n0 + row : min(n0 + row, LB_N - 1);
+    lb_cpn<U>(dst + row * RB + c % PER * U,
+              reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
+  }
+}
+
 // Issue the copies of sub-stage ss into stage buffer `buf`.  full_m: every
 // activation row of the block's tile is below m; full_n: every channel
 // below N.
 __device__ __forceinline__ void lb_issue(char *smem, int buf, int ss,
                                          const lb_copy &c, const unsigned *wq,
-                                         const lb_act_t *x, int n0, int m0,
+                                         const lb_act_t *x, const lb_scale_t *sc,
+                                         const lb_zero_t *zr, int n0, int m0,
                                          int m, bool full_m, bool full_n) {
   // its first word of a channel row: code rows are consecutive across tiles
   const int wr = LB_BITS * LB_R * ss / 32, nw = lb_ss_nw(ss % LB_NQ);
   char *const sbuf = smem + buf * LB_STAGE_B;
+  if constexpr (LB_SSTG > 0) {   // (scales first: the threads past them copy zeros)
+    constexpr int SN = LB_BN * (LB_SSTG / lb_sunit(LB_SSTG));
+    lb_issue_groups<LB_SSTG>(sbuf + LB_SSTAGE, sc, ss, n0, full_n, 0);
+    if constexpr (LB_ZSTG > 0)
+      lb_issue_groups<LB_ZSTG>(sbuf + LB_SSTAGE + LB_BN * LB_SSTG, zr, ss, n0, full_n, SN);
+  }
   const int k0 = ss * 32 * LB_R;
   const lb_act_t *const xk = c.x + k0;
 #pragma unroll
@@ -764,7 +825,8 @@ __device__ __forceinline__ void lb_gemm_body(
       continue;
     }
     if (s < ns)
-      lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), cp, wq, x, n0, m0, m, full_m, full_n);
+      lb_issue(lb_smem, s, lb_rot(s, rot, s0, ns), cp, wq, x, sc, zr, n0, m0, m, full_m,
+               full_n);
     lb_cp_commit();
   }
   if (LB_TMA) {   // the resident scales have landed; the barriers are set
@@ -773,7 +835,9 @@ __device__ __forceinline__ void lb_gemm_body(
     __syncthreads();
   }
   lb_sgroups sg;
-  if (!SRES) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
+  // (staged scales, LB_SSTG: read from the sub-stage's stage instead)
+  constexpr bool SREG_LOAD = !SRES && LB_SSTG == 0;
+  if (SREG_LOAD) lb_load_sg(sg, sc, zr, chs, lb_rot(0, rot, s0, ns));
 
   int buf = 0;
   // Sub-stage ss: its words wcur, and sub-stage ss + AHEAD's on their way
@@ -801,12 +865,12 @@ __device__ __forceinline__ void lb_gemm_body(
       }
       __syncthreads();
       if (ahead < ns)
-        lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), cp, wq, x, n0, m0, m, full_m,
-                 full_n);
+        lb_issue(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), cp, wq, x, sc, zr, n0, m0, m,
+                 full_m, full_n);
       lb_cp_commit();
     }
     const lb_sgroups cur = sg;
-    if (!SRES && LB_NGROUPS > 1 && ss + 1 < ns)
+    if (SREG_LOAD && LB_NGROUPS > 1 && ss + 1 < ns)
       lb_load_sg(sg, sc, zr, chs, lb_rot(ss + 1, rot, s0, ns));
 
     const int sk = lb_rot(ss, rot, s0, ns);   // the sub-stage of K this iteration takes
@@ -841,6 +905,14 @@ __device__ __forceinline__ void lb_gemm_body(
             zv = LB_ZEROS ? reinterpret_cast<const lb_zero_t *>(
                                 sres + SREG + row * LB_ZROWB)[gi]
                           : lb_zero_t(0);
+          } else if (LB_SSTG > 0) {   // slot u of the sub-stage's groups
+            const int gu = min(g0 + u, LB_NGROUPS - 1) - g0;
+            const int row = lb_wch(wn, j, g, r);
+            const char *st = wbuf + LB_SSTAGE;
+            sv = reinterpret_cast<const lb_scale_t *>(st + row * LB_SSTG)[gu];
+            zv = LB_ZSTG > 0 ? reinterpret_cast<const lb_zero_t *>(
+                                   st + LB_BN * LB_SSTG + row * LB_ZSTG)[gu]
+                             : lb_zero_t(0);
           }
           const float s = lb_scale_f32(sv);
           lb_wgroup(s, lb_offset(s, zv), s2v[u][j][r], b2v[u][j][r]);

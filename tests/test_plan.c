@@ -1013,6 +1013,54 @@ static void check_resident(void) {
   }
 }
 
+/* Staged scales (stage_scales): a sub-stage's groups of the block's
+** channels in each stage where they are not resident and a sub-stage meets
+** two whole groups or more (the copies 4 bytes or more); none with
+** resident ones, per channel, or where the plan says sg=0, which the plan's
+** text then names.  7-bit codes, group 32 (8 a sub-stage of 8 code rows)
+** at 8192 x 8192, and 4-bit group 128 (2) at K = 16384, where the rows of
+** 64 channels are not resident; the 160 KB parts' plan. */
+static void check_staged(void) {
+  static const struct {
+    int bits, k;
+    const char *group, *zeros, *plan;
+    int bucket, sstg, zstg;
+  } cs[] = {{7, 8192, "32", "f16", NULL, 1, 16, 16},
+            {7, 8192, "32", "f32", NULL, 1, 16, 32},
+            {7, 8192, "32", "f16", NULL, 0, 0, 0},
+            {7, 8192, "32", "f16", "sg=0", 1, 0, 0},
+            {4, 16384, "128", "f16", NULL, 2, 4, 4},
+            {4, 16384, "128", "f16", "sg=0", 2, 0, 0},
+            {4, 16384, "\"channel\"", "f16", NULL, 2, 0, 0}};
+  int i;
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+    char text[256], plan[256];
+    lb_recipe *r;
+    lb_gemm_plans p;
+    snprintf(text, sizeof text,
+             "name \"t\"\nactivations \"f16\"\nweights { bits = %d }\n"
+             "scales { group = %s }\nzeros { dtype = \"%s\" }\n"
+             "dequant \"(q - z) * s\"\n", cs[i].bits, cs[i].group, cs[i].zeros);
+    if ((r = load("t.lua", text)) == NULL) continue;
+    if (lb_plan_gemm(r, 8192, cs[i].k, cs[i].bucket, 132, cs[i].plan, "test", &p) !=
+        LB_OK) {
+      CHECK(0, "staged case %d: %s", i, lb_errmsg());
+    } else {
+      const lb_gemm_cfg *c = &p.hi;
+      lb_gemm_plan_text(c, plan, sizeof plan);
+      CHECK(c->sstg == cs[i].sstg && c->zstg == cs[i].zstg &&
+                (c->sstg == 0 || (c->sres == 0 && c->sstg == c->gss * 2)) &&
+                (cs[i].plan == NULL) == (strstr(plan, "sg=0") == NULL),
+            "staged case %d (%d bits, group %s, zeros %s, bucket %d, plan %s): "
+            "%d and %d bytes a channel a stage (%d resident, %d groups a "
+            "sub-stage; plan %s); want %d and %d", i, cs[i].bits, cs[i].group,
+            cs[i].zeros, cs[i].bucket, cs[i].plan ? cs[i].plan : "-", c->sstg,
+            c->zstg, c->sres, c->gss, plan, cs[i].sstg, cs[i].zstg);
+    }
+    lb_recipe_free(r);
+  }
+}
+
 /* Split-K's ways by the rules (lb_gemm_splits), where the cap and the
 ** sums' bound decide: a narrow layer's few tiles split 32 ways (4 until
 ** 2026-11-29, then 16; the old most fails them), a wider one's sums keep
@@ -1339,6 +1387,7 @@ int main(void) {
   check_spans();
   check_waves();
   check_resident();
+  check_staged();
   check_splits();
   check_knob_tm();
   check_knob_un();
