@@ -817,16 +817,16 @@ static void check_describe(const lb_recipe *r, const char *name, int n,
   }
 }
 
-/* lb_plan_gemm at n x k for a test recipe of f16 activations, "q * s"
-** and these sections: its status (LB_EARG where the recipe did not load,
-** reported here). */
+/* lb_plan_gemm at n x k for a test recipe of f16 activations and these
+** sections, with "q * s" unless they say their own dequant: its status
+** (LB_EARG where the recipe did not load, reported here). */
 static lb_status plan_at(const char *sections, const char *plan, int bucket,
                          int n, int k, lb_gemm_plans *p) {
   char text[256];
   lb_recipe *r = NULL;
   lb_status st;
-  snprintf(text, sizeof text,
-           "name \"t\"\nactivations \"f16\"\n%sdequant \"q * s\"\n", sections);
+  snprintf(text, sizeof text, "name \"t\"\nactivations \"f16\"\n%s%s", sections,
+           strstr(sections, "dequant") ? "" : "dequant \"q * s\"\n");
   if ((r = load("t.lua", text)) == NULL) return LB_EARG;
   st = lb_plan_gemm(r, n, k, bucket, 132, plan, "test", p);
   lb_recipe_free(r);
@@ -990,15 +990,12 @@ static void check_resident(void) {
             {"f16", 1, 0, 0, 8}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    char text[256];
-    lb_recipe *r;
+    char sections[160];
     lb_gemm_plans p;
-    snprintf(text, sizeof text,
-             "name \"t\"\nactivations \"f16\"\nweights { bits = 7 }\n"
-             "scales { group = 32 }\nzeros { dtype = \"%s\" }\n"
+    snprintf(sections, sizeof sections,
+             "weights { bits = 7 }\nscales { group = 32 }\nzeros { dtype = \"%s\" }\n"
              "dequant \"(q - z) * s\"\n", cs[i].zeros);
-    if ((r = load("t.lua", text)) == NULL) continue;
-    if (lb_plan_gemm(r, 8192, 8192, cs[i].bucket, 132, NULL, "test", &p) != LB_OK) {
+    if (plan_of(sections, NULL, cs[i].bucket, &p) != LB_OK) {
       CHECK(0, "resident case %d: %s", i, lb_errmsg());
     } else {
       CHECK(p.hi.srowb == cs[i].srowb && p.hi.zrowb == cs[i].zrowb &&
@@ -1009,7 +1006,6 @@ static void check_resident(void) {
             cs[i].zeros, cs[i].bucket, p.hi.srowb, p.hi.zrowb, p.hi.sres,
             p.hi.r, cs[i].srowb, cs[i].zrowb, cs[i].r);
     }
-    lb_recipe_free(r);
   }
 }
 
@@ -1034,16 +1030,12 @@ static void check_staged(void) {
             {4, 16384, "\"channel\"", "f16", NULL, 2, 0, 0}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-    char text[256], plan[256];
-    lb_recipe *r;
+    char sections[160], plan[256];
     lb_gemm_plans p;
-    snprintf(text, sizeof text,
-             "name \"t\"\nactivations \"f16\"\nweights { bits = %d }\n"
-             "scales { group = %s }\nzeros { dtype = \"%s\" }\n"
+    snprintf(sections, sizeof sections,
+             "weights { bits = %d }\nscales { group = %s }\nzeros { dtype = \"%s\" }\n"
              "dequant \"(q - z) * s\"\n", cs[i].bits, cs[i].group, cs[i].zeros);
-    if ((r = load("t.lua", text)) == NULL) continue;
-    if (lb_plan_gemm(r, 8192, cs[i].k, cs[i].bucket, 132, cs[i].plan, "test", &p) !=
-        LB_OK) {
+    if (plan_at(sections, cs[i].plan, cs[i].bucket, 8192, cs[i].k, &p) != LB_OK) {
       CHECK(0, "staged case %d: %s", i, lb_errmsg());
     } else {
       const lb_gemm_cfg *c = &p.hi;
@@ -1057,7 +1049,6 @@ static void check_staged(void) {
             cs[i].zeros, cs[i].bucket, cs[i].plan ? cs[i].plan : "-", c->sstg,
             c->zstg, c->sres, c->gss, plan, cs[i].sstg, cs[i].zstg);
     }
-    lb_recipe_free(r);
   }
 }
 

@@ -222,6 +222,16 @@ done:
   free(h3);
 }
 
+/* This device's SMs and arch (10 major + minor). */
+static void device_of(int *sms, int *arch) {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  *arch = 10 * major + minor;
+}
+
 /* One (shape, m) run; returns the error over its bound (or -1 on error)
 ** and the relative error in *rel. */
 static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
@@ -289,13 +299,10 @@ static double run_case(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   }
   {   /* the work space asked without a GPU is the op's (no table here) */
     size_t opb = 1, cpub = 2;
-    int dev = 0, sms = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    int sms = 0, arch = 0;
+    device_of(&sms, &arch);
     GCHECK(lb_op_workspace(op, m, &opb) == LB_OK &&
-               lb_workspace_for(r, n, k, m, sms, 10 * major + minor,
+               lb_workspace_for(r, n, k, m, sms, arch,
                                 &cpub) == LB_OK &&
                opb == cpub,
            "m=%d n=%d k=%d: lb_workspace_for %zu bytes, lb_op_workspace "
@@ -314,6 +321,18 @@ done:
   free(hy);
   lb_case_free(&c);
   return err;
+}
+
+/* The worst of a series of runs: error over its bound, relative error. */
+typedef struct worst {
+  double e, rel;
+} worst;
+static void run_worst(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
+                      uint64_t seed, int bias, cudaStream_t stream, worst *w) {
+  double rel = 0;
+  const double e = run_case(ctx, r, m, n, k, seed, bias, stream, &rel);
+  if (e > w->e) w->e = e;
+  if (rel > w->rel) w->rel = rel;
 }
 
 /* lb_op_overlap: three runs back to back on one stream, each started
@@ -560,19 +579,13 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
                              {4096, 300}, {8192 + g, 1000}, {4096, 4112},
                              {256, 16384}, {1024, 4096}};
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
-      double worst = 0, worst_rel = 0;
-      for (m = 1; m <= 8; m++) {
-        int bias = r->bias && (m + s) % 2;
-        double rel = 0;
-        double e = run_case(ctx, r, m, shapes[s][1], shapes[s][0],
-                            seed++ * 7919 + (uint64_t)m, bias,
-                            (m & 1) ? stream : NULL, &rel);
-        if (e > worst) worst = e;
-        if (rel > worst_rel) worst_rel = rel;
-      }
+      worst w = {0, 0};
+      for (m = 1; m <= 8; m++)
+        run_worst(ctx, r, m, shapes[s][1], shapes[s][0], seed++ * 7919 + (uint64_t)m,
+                  r->bias && (m + s) % 2, (m & 1) ? stream : NULL, &w);
       printf("  K=%-5d N=%-5d M=1..8: worst relative error %.2e, worst "
              "error/bound %.2f\n",
-             shapes[s][0], shapes[s][1], worst_rel, worst);
+             shapes[s][0], shapes[s][1], w.rel, w.e);
     }
   }
   {
@@ -602,21 +615,17 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         /* large M on a wide N (K the group); 8-bit codes' wgmma plan at
         ** 9..32 rows on sm_90 (layers wide enough for a wave of tiles) */
         {4096, 4112, 0}, {24, 4224, 1024}, {12, 8448, 1024}};
-    double worst = 0, worst_rel = 0;
+    worst w = {0, 0};
     for (s = 0; s < (int)(sizeof gm / sizeof gm[0]); s++) {
       int k = gm[s][2] ? gm[s][2] : g;
-      double rel = 0;
-      double e;
       if (r->group && k % r->group) k = r->group;
-      e = run_case(ctx, r, gm[s][0], gm[s][1], k, seed++ * 7919,
-                   r->bias && s % 2, s % 2 ? stream : NULL, &rel);
-      if (e > worst) worst = e;
-      if (rel > worst_rel) worst_rel = rel;
+      run_worst(ctx, r, gm[s][0], gm[s][1], k, seed++ * 7919, r->bias && s % 2,
+                s % 2 ? stream : NULL, &w);
     }
     printf("  GEMM M=9..4096: worst relative error %.2e, worst error/bound "
            "%.2f; %d case(s) split K, %d ran their last rows apart; %d "
            "(GEMV and GEMM, unsplit) on two streams at once\n",
-           worst_rel, worst, splits_run, tails_run, streams_run);
+           w.rel, w.e, splits_run, tails_run, streams_run);
     GCHECK(splits_run > 0, "no GEMM case split K");
     GCHECK(tails_run > 0, "no GEMM case ran its last rows apart");
     GCHECK(streams_run > 0, "no unsplit case ran on two streams");
@@ -652,7 +661,7 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
   uint64_t seed = 0x5a5a;
   for (i = part; i < n; i += parts) {
     lb_recipe *r = NULL;
-    double worst = 0, worst_rel = 0;
+    worst w = {0, 0};
     int g;
     if (lb_recipe_load_text(rows[i].name, rows[i].text, strlen(rows[i].text),
                             &r) != LB_OK) {
@@ -664,18 +673,13 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
       const int shapes[2][2] = {
           {rows[i].k, rows[i].n < 2048 ? rows[i].n : 2048}, {g, 48}};
       for (s = 0; s < 2; s++)
-        for (mi = 0; mi < nm; mi++) {
-          double rel = 0;
-          double e = run_case(ctx, r, ms[mi], shapes[s][1], shapes[s][0],
-                              seed++ * 7919, r->bias && (mi + s) % 2,
-                              (mi & 1) ? stream : NULL, &rel);
-          if (e > worst) worst = e;
-          if (rel > worst_rel) worst_rel = rel;
-        }
+        for (mi = 0; mi < nm; mi++)
+          run_worst(ctx, r, ms[mi], shapes[s][1], shapes[s][0], seed++ * 7919,
+                    r->bias && (mi + s) % 2, (mi & 1) ? stream : NULL, &w);
     }
     pack_case(ctx, r, 48, rows[i].k, seed++, stream);
     printf("  %-52s worst relative error %.2e, error/bound %.2f\n",
-           rows[i].name, worst_rel, worst);
+           rows[i].name, w.rel, w.e);
     lb_recipe_free(r);
   }
   printf("sweep: %d of %d recipes\n", (n - part + parts - 1) / parts, n);
@@ -708,7 +712,7 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
   int s, used = 0;
   for (i = 0; i < sizeof rec / sizeof rec[0]; i++) {
     lb_recipe *r = NULL;
-    double worst = 0, worst_rel = 0;
+    worst w = {0, 0};
     if (lb_recipe_load_text("ring.lua", rec[i], strlen(rec[i]), &r) != LB_OK) {
       GCHECK(0, "ring scales: %s", lb_errmsg());
       continue;
@@ -716,20 +720,17 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
       const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       lb_gemv_cfg cfg;
-      double rel = 0, e;
       if (m > lb_gemv_rows(r, n, k)) continue;
       GCHECK(lb_plan_gemv(r, n, k, m, 132, NULL, "ring_check", &cfg) == LB_OK &&
                  cfg.sring > 0,
              "ring scales: %s n=%d k=%d m=%d: the plan does not put them in the "
              "ring", r->name, n, k, m);
       used++;
-      e = run_case(ctx, r, m, n, k, seed++ * 7919, r->bias && s % 2,
-                   s % 2 ? stream : NULL, &rel);
-      if (e > worst) worst = e;
-      if (rel > worst_rel) worst_rel = rel;
+      run_worst(ctx, r, m, n, k, seed++ * 7919, r->bias && s % 2, s % 2 ? stream : NULL,
+                &w);
     }
     printf("  ring scales %-16s worst relative error %.2e, error/bound %.2f\n",
-           r->name, worst_rel, worst);
+           r->name, w.rel, w.e);
     lb_recipe_free(r);
   }
   GCHECK(used >= 12, "ring scales: %d cases", used);
@@ -757,14 +758,11 @@ static void stage_check(lb_ctx *ctx, cudaStream_t stream) {
   static const int ms[] = {20, 40};
   uint64_t seed = 0x57a6;
   size_t i;
-  int s, used = 0, dev = 0, major = 0, minor = 0, sms = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  int s, used = 0, sms = 0, arch = 0;
+  device_of(&sms, &arch);
   for (i = 0; i < sizeof rec / sizeof rec[0]; i++) {
     lb_recipe *r = NULL;
-    double worst = 0, worst_rel = 0;
+    worst w = {0, 0};
     if (lb_recipe_load_text("stage.lua", rec[i].text, strlen(rec[i].text), &r) != LB_OK) {
       GCHECK(0, "staged scales: %s", lb_errmsg());
       continue;
@@ -772,21 +770,18 @@ static void stage_check(lb_ctx *ctx, cudaStream_t stream) {
     for (s = 0; s < (int)(sizeof ms / sizeof ms[0]); s++) {
       const int m = ms[s], n = 1000, k = rec[i].k;
       lb_gemm_plans p;
-      double rel = 0, e;
       if (m <= lb_gemv_rows(r, n, k)) continue;
       GCHECK(lb_plan_gemm(r, n, k, lb_gemm_bucket(m), sms, NULL, "stage_check", &p) ==
                      LB_OK &&
-                 lb_gemm_part(&p, 10 * major + minor)->sstg > 0,
+                 lb_gemm_part(&p, arch)->sstg > 0,
              "staged scales: %s n=%d k=%d m=%d: the plan does not stage them",
              r->name, n, k, m);
       used++;
-      e = run_case(ctx, r, m, n, k, seed++ * 7919, r->bias && s % 2,
-                   s % 2 ? stream : NULL, &rel);
-      if (e > worst) worst = e;
-      if (rel > worst_rel) worst_rel = rel;
+      run_worst(ctx, r, m, n, k, seed++ * 7919, r->bias && s % 2, s % 2 ? stream : NULL,
+                &w);
     }
     printf("  staged scales %-16s worst relative error %.2e, error/bound %.2f\n",
-           r->name, worst_rel, worst);
+           r->name, w.rel, w.e);
     lb_recipe_free(r);
   }
   GCHECK(used >= 5, "staged scales: %d cases", used);
