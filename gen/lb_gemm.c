@@ -801,6 +801,14 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                    "is sm_90's wgmma plan's with the words in registers "
                    "(wg=1, wr=1, warps in warpgroups, three stages)", from,
                    plan);
+  /* sg=1 where no part's plan can stage the scales (stage_scales):
+  ** refused, never ignored; a part that cannot keeps its own way */
+  if (kn->v[K_SG] == 1 && !p->wg.sstg && !p->hi.sstg && !p->lo.sstg)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": sg=1 (scales staged with each "
+                   "sub-stage) takes scales that are not resident, a "
+                   "sub-stage meeting two whole groups or more, copies of 4 "
+                   "bytes or more and the words not in registers: no plan of "
+                   "this layer has them", from, plan);
   /* un=2 or 3 unrolls the loop of the plan with the words in registers */
   if (kn->v[K_UN] > 1 && p->wg.un != kn->v[K_UN])
     return lb_fail(LB_EARG, "%s: plan \"%s\": un=%d (the loop unrolled) is sm_90's "

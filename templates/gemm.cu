@@ -743,9 +743,10 @@ __device__ __forceinline__ void lb_gemm_body(
   // for the first stage covers them): no scale load waits on memory
   // inside the loop; rows padded by 16 bytes (banks).  The zeros' rows
   // (LB_ZROWB) follow the scales' and may be wider (f32 zeros, f16
-  // scales).  Otherwise they come from global memory a sub-stage ahead
-  // (lb_sgroups), and every sub-stage waits on that load's latency where
-  // the loop is short.
+  // scales).  Otherwise they come with each sub-stage in its stage
+  // (LB_SSTG > 0, lb_issue_groups), or else from global memory a sub-stage
+  // ahead (lb_sgroups), where every sub-stage waits on that load's latency
+  // if the loop is short.
   constexpr bool SRES = LB_SROWB > 0;
   static_assert(!SRES || LB_ZROWB > 0 || !LB_ZEROS,
                 "resident scales: the zeros resident too");

@@ -1027,7 +1027,8 @@ static void check_staged(void) {
             {7, 8192, "32", "f16", "sg=0", 1, 0, 0},
             {4, 16384, "128", "f16", NULL, 2, 4, 4},
             {4, 16384, "128", "f16", "sg=0", 2, 0, 0},
-            {4, 16384, "\"channel\"", "f16", NULL, 2, 0, 0}};
+            {4, 16384, "\"channel\"", "f16", NULL, 2, 0, 0},
+            {7, 8192, "32", "f16", "sg=1", 1, 16, 16}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
     char sections[160], plan[256];
@@ -1042,12 +1043,27 @@ static void check_staged(void) {
       lb_gemm_plan_text(c, plan, sizeof plan);
       CHECK(c->sstg == cs[i].sstg && c->zstg == cs[i].zstg &&
                 (c->sstg == 0 || (c->sres == 0 && c->sstg == c->gss * 2)) &&
-                (cs[i].plan == NULL) == (strstr(plan, "sg=0") == NULL),
+                (cs[i].plan != NULL && strcmp(cs[i].plan, "sg=0") == 0) ==
+                    (strstr(plan, "sg=0") != NULL),
             "staged case %d (%d bits, group %s, zeros %s, bucket %d, plan %s): "
             "%d and %d bytes a channel a stage (%d resident, %d groups a "
             "sub-stage; plan %s); want %d and %d", i, cs[i].bits, cs[i].group,
             cs[i].zeros, cs[i].bucket, cs[i].plan ? cs[i].plan : "-", c->sstg,
             c->zstg, c->sres, c->gss, plan, cs[i].sstg, cs[i].zstg);
+    }
+  }
+  /* sg=1 where no part's plan can stage them (8-bit codes, per channel):
+  ** refused, naming the knob */
+  {
+    lb_recipe *r = load("t.lua", "name \"t\"\nactivations \"f16\"\n"
+                                 "weights { bits = 8 }\nscales { group = \"channel\" }\n"
+                                 "dequant \"q * s\"\n");
+    lb_gemm_plans p;
+    if (r != NULL) {
+      CHECK(lb_plan_gemm(r, 8192, 8192, 1, 132, "sg=1", "test", &p) == LB_EARG &&
+                strstr(lb_errmsg(), "sg=1") != NULL,
+            "staged: sg=1 on per-channel scales not refused (%s)", lb_errmsg());
+      lb_recipe_free(r);
     }
   }
 }
