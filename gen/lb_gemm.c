@@ -592,7 +592,8 @@ static int regs_for_two(const lb_gemm_cfg *c) {
 
 /* Whether a run of b bytes of a channel's groups (a sub-stage's) goes in
 ** whole cp.async copies (4, 8 or 16 bytes; 16-byte ones past that) of a
-** row of rowb bytes. */
+** row of rowb bytes.  (Parallel to templates/gemm.cu's lb_sunit and its
+** staged-scales static_asserts: change them together.) */
 static int runs_copy(int b, int rowb) {
   const int u = b < 16 ? b : 16;
   return b >= 4 && (b & (b - 1)) == 0 && rowb % u == 0;
@@ -611,7 +612,6 @@ static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
                          lb_gemm_cfg *c) {
   const int ng = lb_format_groups(f, k);
   const int sb = c->gss * f->ssize, zb = f->zeros ? c->gss * f->zsize : 0;
-  c->stage -= c->bn * (c->sstg + c->zstg);   /* (a plan finished before) */
   c->sstg = c->zstg = c->sgoff = 0;
   if (c->sres || c->wr || f->per_channel || (32 * c->r) % f->group != 0 ||
       c->gss < 2 || !runs_copy(sb, ng * f->ssize) ||

@@ -127,7 +127,9 @@ static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the ke
 // 16 bytes; 16-byte ones past that), a sub-stage's first group at a
 // multiple of its run, neither with resident scales nor with the words in
 // registers (whose stages the TMA fills).
-// (4 for no run: the blocks of a plan without staged scales are compiled)
+// (4 for no run: the blocks of a plan without staged scales are compiled.)
+// Parallel to gen/lb_gemm.c's runs_copy, which decides what is staged:
+// change them together.
 __host__ __device__ constexpr int lb_sunit(int b) { return b < 4 ? 4 : b < 16 ? b : 16; }
 static_assert(LB_SSTG == 0 ||
                   (LB_SROWB == 0 && !LB_WREG && LB_SSTG == LB_GSS * (int)sizeof(lb_scale_t) &&
