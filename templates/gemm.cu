@@ -471,8 +471,9 @@ __device__ __forceinline__ void lb_load_words(lb_words &wv, const unsigned *wq,
 // channels (rows g and g + 8 of each of its MJ groups): loaded one
 // sub-stage ahead so that no load of them waits on the critical path.
 struct lb_sgroups {   // LB_GSS: groups a sub-stage meets, at most (planned)
-  lb_scale_t s[LB_MJ][2][LB_GSS];
-  lb_zero_t z[LB_MJ][2][LB_GSS];
+  // (aligned: a row's run is stored whole, lb_load_run)
+  alignas(16) lb_scale_t s[LB_MJ][2][LB_GSS];
+  alignas(16) lb_zero_t z[LB_MJ][2][LB_GSS];
 };
 
 // Sub-stage ss of a block's range [s0, s0 + ns), rotated by rot.
@@ -484,6 +485,34 @@ __device__ __forceinline__ int lb_ss_g0(int ss) {
   return lb_group_of(ss * 32 * LB_R, LB_NGROUPS);
 }
 
+// A sub-stage's LB_GSS groups of one channel row in vector loads (of 4, 8
+// or 16 bytes, lb_sunit: 16-byte ones past that) where they are whole
+// groups that come in whole loads and every sub-stage has all of them
+// (LB_NGROUPS a multiple of LB_GSS: none past the row, each run aligned
+// to its size): one load a row where there were LB_GSS of 2 bytes.
+template <typename T>
+__host__ __device__ constexpr bool lb_vec_groups() {
+  return LB_GSTEP > 0 && LB_GSTEP < LB_R && LB_NGROUPS % LB_GSS == 0 &&
+         LB_GSS * (int)sizeof(T) >= 4 &&
+         (LB_GSS * (int)sizeof(T) & (LB_GSS * (int)sizeof(T) - 1)) == 0;
+}
+template <typename T>
+__device__ __forceinline__ void lb_load_run(T (&dst)[LB_GSS], const T *run) {
+  constexpr int RB = LB_GSS * (int)sizeof(T), U = lb_sunit(RB);
+  static_assert(RB % U == 0, "a run of whole loads");
+#pragma unroll
+  for (int p = 0; p < RB / U; p++) {
+    const char *src = reinterpret_cast<const char *>(run) + p * U;
+    char *d = reinterpret_cast<char *>(dst) + p * U;
+    if constexpr (U == 16)
+      *reinterpret_cast<uint4 *>(d) = __ldg(reinterpret_cast<const uint4 *>(src));
+    else if constexpr (U == 8)
+      *reinterpret_cast<uint2 *>(d) = __ldg(reinterpret_cast<const uint2 *>(src));
+    else
+      *reinterpret_cast<unsigned *>(d) = __ldg(reinterpret_cast<const unsigned *>(src));
+  }
+}
+
 __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
                                            const lb_scale_t *sc,
                                            const lb_zero_t *zr,
@@ -492,13 +521,22 @@ __device__ __forceinline__ void lb_load_sg(lb_sgroups &sg,
 #pragma unroll
   for (int j = 0; j < LB_MJ; j++)
 #pragma unroll
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 2; r++) {
+      if constexpr (lb_vec_groups<lb_scale_t>())
+        lb_load_run(sg.s[j][r], sc + chs[j][r] * LB_NGROUPS + g0);
+      if constexpr (LB_ZEROS && lb_vec_groups<lb_zero_t>())
+        lb_load_run(sg.z[j][r], zr + chs[j][r] * LB_NGROUPS + g0);
 #pragma unroll
       for (int u = 0; u < LB_GSS; u++) {
         const int gi = min(g0 + u, LB_NGROUPS - 1);
-        sg.s[j][r][u] = sc[chs[j][r] * LB_NGROUPS + gi];
-        sg.z[j][r][u] = LB_ZEROS ? zr[chs[j][r] * LB_NGROUPS + gi] : lb_zero_t(0);
+        if constexpr (!lb_vec_groups<lb_scale_t>())
+          sg.s[j][r][u] = sc[chs[j][r] * LB_NGROUPS + gi];
+        if constexpr (!LB_ZEROS)
+          sg.z[j][r][u] = lb_zero_t(0);
+        else if constexpr (!lb_vec_groups<lb_zero_t>())
+          sg.z[j][r][u] = zr[chs[j][r] * LB_NGROUPS + gi];
       }
+    }
 }
 
 // One sub-stage's code rows for K-split warp WK (rows WK, WK + LB_WARPS_K,
