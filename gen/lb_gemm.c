@@ -606,18 +606,24 @@ static int runs_copy(int b, int rowb) {
 ** load waits on memory inside the loop.  Loaded from global memory a
 ** sub-stage ahead instead (lb_load_sg), each thread issues 2 mj gss loads
 ** of 2 bytes a sub-stage for each array, and the short sub-stages wait
-** on them.  Not with the words in registers (their stages are TMA's).
-** Only where the budget keeps its stages (sg=0: never). */
+** on them.  With the activations by TMA (tm) each warp copies its own
+** channels' rows (lb_issue_own).  With the words in registers (wr) the
+** stages are whole 1024-byte swizzle atoms, and the scales' bytes are
+** rounded up with them.  Only where the budget keeps its stages (sg=0:
+** never). */
 static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
                          lb_gemm_cfg *c) {
   const int ng = lb_format_groups(f, k);
   const int sb = c->gss * f->ssize, zb = f->zeros ? c->gss * f->zsize : 0;
+  const int base = stage_bytes(c, c->ws, c->r);   /* (a plan finished before) */
+  const int atom = c->wr ? 1024 : 16;
+  const int extra = (base + c->bn * (sb + zb) + atom - 1) / atom * atom - base;
+  c->stage = base;
   c->sstg = c->zstg = c->sgoff = 0;
-  if (c->sres || c->wr || f->per_channel || (32 * c->r) % f->group != 0 ||
+  if (c->sres || f->per_channel || (32 * c->r) % f->group != 0 ||
       c->gss < 2 || !runs_copy(sb, ng * f->ssize) ||
       (zb && !runs_copy(zb, ng * f->zsize)) ||
-      (budget * 1024 - c->sres) / (stage_cost(c) + c->bn * (sb + zb)) <
-          stages_min(c))
+      (budget * 1024 - c->sres) / (stage_cost(c) + extra) < stages_min(c))
     return;
   if (!pick(kn, K_SG, 1)) {
     c->sgoff = 1;
@@ -625,7 +631,7 @@ static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
   }
   c->sstg = sb;
   c->zstg = zb;
-  c->stage += c->bn * (sb + zb);
+  c->stage += extra;
 }
 
 /* What follows from a part's sub-stage and budget (KB a block). */

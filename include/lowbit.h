@@ -210,9 +210,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       rules'; lb_op_tail) or in one more tile (0; every part)
 **   sg  scales and zeros that are not resident in shared memory are copied
 **       with each sub-stage into its stage (1, the rules' where a sub-stage
-**       meets two whole groups or more, in copies of 4 bytes or more, and
-**       the words do not go to registers; refused where no part's plan
-**       can) or loaded by each thread a sub-stage ahead (0)
+**       meets two whole groups or more, in copies of 4 bytes or more;
+**       refused where no part's plan can) or loaded by each thread a
+**       sub-stage ahead (0)
 **   plain=1  no dequantisation: wrong results, for timing only
 ** The GEMV's (m up to its reach, rows below; gen/lb_gen.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)

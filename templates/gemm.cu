@@ -91,7 +91,10 @@ constexpr int LB_WROWC = LB_WS * 8 + (LB_WG ? 2 : 1);     // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 && !LB_WG ? 64 : 0);  // bytes per row
 constexpr int LB_WSTAGE_B = LB_WREG ? 0 : LB_BN * LB_WROWC * 16;
 constexpr int LB_SSTAGE = LB_WSTAGE_B + LB_BM * LB_XROWB;   // the staged scales' offset
-constexpr int LB_STAGE_B = LB_SSTAGE + LB_BN * (LB_SSTG + LB_ZSTG);
+// (LB_WREG: swizzled activations, stages of whole 1024-byte atoms)
+constexpr int LB_STAGE_B =
+    (LB_SSTAGE + LB_BN * (LB_SSTG + LB_ZSTG) + (LB_WREG ? 1023 : 0)) / (LB_WREG ? 1024 : 1) *
+    (LB_WREG ? 1024 : 1);
 
 // First word (of a packing tile) that sub-stage q of it reads, and how many
 // it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
@@ -125,14 +128,13 @@ static_assert(!LB_CSUM || LB_BM * LB_BN * 4 <= LB_STAGES * LB_STAGE_B,
 static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the kernel's");
 // Staged scales: each sub-stage's groups a run of whole copies (4, 8 or
 // 16 bytes; 16-byte ones past that), a sub-stage's first group at a
-// multiple of its run, neither with resident scales nor with the words in
-// registers (whose stages the TMA fills).
+// multiple of its run, not with resident scales.
 // (4 for no run: the blocks of a plan without staged scales are compiled.)
 // Parallel to gen/lb_gemm.c's runs_copy, which decides what is staged:
 // change them together.
 __host__ __device__ constexpr int lb_sunit(int b) { return b < 4 ? 4 : b < 16 ? b : 16; }
 static_assert(LB_SSTG == 0 ||
-                  (LB_SROWB == 0 && !LB_WREG && LB_SSTG == LB_GSS * (int)sizeof(lb_scale_t) &&
+                  (LB_SROWB == 0 && LB_SSTG == LB_GSS * (int)sizeof(lb_scale_t) &&
                    LB_GSTEP > 0 && LB_GSTEP < LB_R && LB_SSTG >= 4 &&
                    LB_SSTG % lb_sunit(LB_SSTG) == 0 &&
                    LB_NGROUPS * (int)sizeof(lb_scale_t) % lb_sunit(LB_SSTG) == 0),
@@ -362,6 +364,38 @@ __device__ __forceinline__ void lb_issue_groups(char *dst, const T *src, int ss,
     const int ch = LB_N % LB_BN == 0 || full_n ? n0 + row : min(n0 + row, LB_N - 1);
     lb_cpn<U>(dst + row * RB + c % PER * U,
               reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
+  }
+}
+
+// The same by one warp for its own channels' rows (LB_TMA: each row's
+// groups are read by the one warp that owns the channel, so a warp may
+// refill its rows of a stage once it is done with them, without waiting
+// for the block; the TMA fills the rest of the stage).  Row i of the
+// warp's 16 LB_MJ: fragment i / 16, half i / 8 % 2, g = i % 8 (lb_wch).
+template <int RB, typename T>
+__device__ __forceinline__ void lb_issue_own_groups(char *dst, const T *src, int ss,
+                                                    int n0, int wn, int lane) {
+  constexpr int U = lb_sunit(RB), PER = RB / U;
+  constexpr int ROWB = LB_NGROUPS * (int)sizeof(T);
+  const int b0 = ss * RB;
+#pragma unroll
+  for (int c = lane; c < 16 * LB_MJ * PER; c += 32) {
+    const int i = c / PER, b = b0 + c % PER * U;
+    if (ROWB % RB != 0 && b >= ROWB) continue;
+    const int row = lb_wch(wn, i / 16, i % 8, i / 8 % 2);
+    const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
+    lb_cpn<U>(dst + row * RB + c % PER * U,
+              reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
+  }
+}
+__device__ __forceinline__ void lb_issue_own(char *smem, int buf, int ss,
+                                             const lb_scale_t *sc, const lb_zero_t *zr,
+                                             int n0, int wn, int lane) {
+  char *const st = smem + buf * LB_STAGE_B + LB_SSTAGE;
+  if constexpr (LB_SSTG > 0) {
+    lb_issue_own_groups<LB_SSTG>(st, sc, ss, n0, wn, lane);
+    if constexpr (LB_ZSTG > 0)
+      lb_issue_own_groups<LB_ZSTG>(st + LB_BN * LB_SSTG, zr, ss, n0, wn, lane);
   }
 }
 
@@ -863,6 +897,10 @@ __device__ __forceinline__ void lb_gemm_body(
       if (threadIdx.x == 0 && s < ns)
         lb_fill_x(smem0 + s * LB_STAGE_B, bars + 8 * s, xmap,
                   lb_rot(s, rot, s0, ns) * 32 * LB_R, m0);
+      if (LB_SSTG > 0) {   // (a group a sub-stage, copies or none)
+        if (s < ns) lb_issue_own(lb_smem, s, lb_rot(s, rot, s0, ns), sc, zr, n0, wn, lane);
+        lb_cp_commit();
+      }
       continue;
     }
     if (s < ns)
@@ -897,6 +935,17 @@ __device__ __forceinline__ void lb_gemm_body(
           (ss < LAG ? threadIdx.x == 0 : lane == 0 && lb_release_last(cnts + 4 * abuf)))
         lb_fill_x(smem0 + abuf * LB_STAGE_B, bars + 8 * abuf, xmap,
                   lb_rot(ahead, rot, s0, ns) * 32 * LB_R, m0);
+      // Staged scales: this warp's rows of sub-stage ss - LAG's stage are
+      // its own and read (each warp's channels are its own); its group of
+      // copies for sub-stage ss has landed once no more than the
+      // STAGES - LAG issued after it are in flight
+      if constexpr (LB_SSTG > 0) {
+        if (ahead < ns)
+          lb_issue_own(lb_smem, abuf, lb_rot(ahead, rot, s0, ns), sc, zr, n0, wn, lane);
+        lb_cp_commit();
+        lb_cp_wait<LB_STAGES - LAG>();
+        __syncwarp();
+      }
       lb_bar_wait(bars + 8 * buf, (unsigned)(ss / LB_STAGES) & 1u);
     } else {
       lb_cp_wait<LB_STAGES - LAG - 1>();   // sub-stage ss has landed (this thread's

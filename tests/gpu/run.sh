@@ -227,11 +227,16 @@ if room 60 sanitizer; then
          "$root/tests/gpu/recipes/s3_f32.lua 40 200 8320"
          "wg=0:$root/recipes/a16w4_g128.lua 64 200 16384")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
-  # of 4-bit codes above take wr=1 and tm=1 by the rule): words in
+  # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
+  # at 100 rows (each warp copying its own channels' rows beside the TMA's
+  # activations; f32 zeros; and with the activations by cp.async), words in
   # registers with cross-word codes at 17..32 rows, the activations by TMA
   # and by cp.async, and the words through shared memory
   if [ $sm90 = 1 ]; then
-    cases+=("wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 4160 1024"
+    cases+=("$root/bench/recipes/a16w7_g32.lua 100 200 8192"
+            "$root/tests/gpu/recipes/w7_z32.lua 100 200 8192"
+            "wg=1,wr=1,tm=0:$root/bench/recipes/a16w7_g32.lua 100 200 8192"
+            "wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 4160 1024"
             "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 4160 1024"
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 4160 1024")
   fi
