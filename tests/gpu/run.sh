@@ -49,9 +49,10 @@ skipped=""
 # Steps, in the order they run; LOWBIT_RUN_STEPS names those to run (default:
 # all).  Together they take longer than one device call (about 780 s on the
 # H100, 2026-11-27; the tests alone more than 465 s on the H200 since
-# 2026-11-29), so three calls split them: "tests tests-sweep", then
-# "tests-wg sanitizer", then the rest; with every step selected, those that
-# no longer fit are skipped, and the run fails.
+# 2026-11-29, and tests-wg with the sanitizer past 590 s since 2026-11-30),
+# so calls split them: "tests tests-sweep", then "sanitizer", then
+# "tests-wg" with the benchmarks (bench-sweep alone); with every step
+# selected, those that no longer fit are skipped, and the run fails.
 all_steps="tests tests-sweep tests-wg sanitizer bench bench-write python-overhead convert-speed bench-gemm bench-reach tune bench-crossover bench-narrow bench-model bench-sweep"
 steps=${LOWBIT_RUN_STEPS:-$all_steps}
 for s in $steps; do
@@ -198,7 +199,9 @@ fi
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
-if room 60 sanitizer; then
+# (its 31 cases took about 450 s on the H200, 2026-11-30: racecheck the
+# longest of the four tools, which run side by side)
+if room 420 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   tools=(memcheck racecheck synccheck initcheck)
   cases=("$root/bench/recipes/a16w7_g32.lua 8 48 8192"
