@@ -199,8 +199,9 @@ fi
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
-# (its 31 cases took about 450 s on the H200, 2026-11-30: racecheck the
-# longest of the four tools, which run side by side)
+# (its 31 cases took about 450 s on the H200, 2026-11-30, racecheck the
+# longest of the four tools side by side; racecheck in two jobs since,
+# not yet timed)
 if room 420 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   tools=(memcheck racecheck synccheck initcheck)
@@ -243,12 +244,17 @@ if room 420 sanitizer; then
             "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 4160 1024"
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 4160 1024")
   fi
-  # One tool over every case; the tools run side by side.
+  # One tool over every case, in jobs that run side by side: racecheck,
+  # the slowest (about 450 s of the 31 cases on an H200, 2026-11-30, where
+  # the other three took about 250), in two jobs of every other case.
+  # san_tool TOOL JOB JOBS: the cases i with i % JOBS == JOB.
   san_tool() {
-    local tool=$1 c rc line log="$out/san.$1.log"
+    local tool=$1 job=$2 jobs=$3 c i=0 rc line log="$out/san.$1.$2.log"
     : >"$log"
-    : >"$out/san.$tool.summary"
+    : >"$out/san.$tool.$job.summary"
     for c in "${cases[@]}"; do
+      i=$((i + 1))
+      [ $(((i - 1) % jobs)) -eq "$job" ] || continue
       local plan= vplan=
       case $c in
         gemv:*) c=${c#gemv:}; vplan=${c%%:*}; c=${c#*:} ;;
@@ -261,22 +267,27 @@ if room 420 sanitizer; then
       cat "$log.tmp" >>"$log"
       line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log.tmp" | tail -1)
       echo "$tool $(basename "${c%% *}")${plan:+ $plan}${vplan:+ $vplan}: ${line:-no summary} (exit $rc)" \
-        >>"$out/san.$tool.summary"
+        >>"$out/san.$tool.$job.summary"
     done
     rm -f "$log.tmp"
   }
+  san_jobs() { if [ "$1" = racecheck ]; then echo 2; else echo 1; fi; }
   san_pids=()
   for tool in "${tools[@]}"; do
-    san_tool "$tool" &
-    san_pids+=($!)
+    for ((j = 0; j < $(san_jobs "$tool"); j++)); do
+      san_tool "$tool" "$j" "$(san_jobs "$tool")" &
+      san_pids+=($!)
+    done
   done
   for p in "${san_pids[@]}"; do wait "$p"; done
   : >"$out/sanitizer.log"
   : >"$out/sanitizer-summary.txt"
   for tool in "${tools[@]}"; do
-    cat "$out/san.$tool.log" >>"$out/sanitizer.log"
-    cat "$out/san.$tool.summary" >>"$out/sanitizer-summary.txt"
-    rm -f "$out/san.$tool.log" "$out/san.$tool.summary"
+    for ((j = 0; j < $(san_jobs "$tool"); j++)); do
+      cat "$out/san.$tool.$j.log" >>"$out/sanitizer.log"
+      cat "$out/san.$tool.$j.summary" >>"$out/sanitizer-summary.txt"
+      rm -f "$out/san.$tool.$j.log" "$out/san.$tool.$j.summary"
+    done
   done
   # every case of every tool must end with exit 0 (no report) and say so
   grep -vq "(exit 0)$" "$out/sanitizer-summary.txt" && san_rc=1
