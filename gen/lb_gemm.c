@@ -592,8 +592,9 @@ static int regs_for_two(const lb_gemm_cfg *c) {
 
 /* Whether a run of b bytes of a channel's groups (a sub-stage's) goes in
 ** whole cp.async copies (4, 8 or 16 bytes; 16-byte ones past that) of a
-** row of rowb bytes.  (Parallel to templates/gemm.cu's lb_sunit and its
-** staged-scales static_asserts: change them together.) */
+** row of rowb bytes.  (Parallel to templates/gemm.cu's lb_sunit,
+** lb_whole_units and its staged-scales static_asserts: change them
+** together.) */
 static int runs_copy(int b, int rowb) {
   const int u = b < 16 ? b : 16;
   return b >= 4 && (b & (b - 1)) == 0 && rowb % u == 0;
@@ -812,9 +813,8 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
   if (kn->v[K_SG] == 1 && !p->wg.sstg && !p->hi.sstg && !p->lo.sstg)
     return lb_fail(LB_EARG, "%s: plan \"%s\": sg=1 (scales staged with each "
                    "sub-stage) takes scales that are not resident, a "
-                   "sub-stage meeting two whole groups or more, copies of 4 "
-                   "bytes or more and the words not in registers: no plan of "
-                   "this layer has them", from, plan);
+                   "sub-stage meeting two whole groups or more and copies of "
+                   "4 bytes or more: no plan of this layer has them", from, plan);
   /* un=2 or 3 unrolls the loop of the plan with the words in registers */
   if (kn->v[K_UN] > 1 && p->wg.un != kn->v[K_UN])
     return lb_fail(LB_EARG, "%s: plan \"%s\": un=%d (the loop unrolled) is sm_90's "

@@ -91,10 +91,10 @@ constexpr int LB_WROWC = LB_WS * 8 + (LB_WG ? 2 : 1);     // chunks per row
 constexpr int LB_XROWB = 64 * LB_R + (LB_R >= 2 && !LB_WG ? 64 : 0);  // bytes per row
 constexpr int LB_WSTAGE_B = LB_WREG ? 0 : LB_BN * LB_WROWC * 16;
 constexpr int LB_SSTAGE = LB_WSTAGE_B + LB_BM * LB_XROWB;   // the staged scales' offset
+__host__ __device__ constexpr int lb_round_up(int x, int a) { return (x + a - 1) / a * a; }
 // (LB_WREG: swizzled activations, stages of whole 1024-byte atoms)
 constexpr int LB_STAGE_B =
-    (LB_SSTAGE + LB_BN * (LB_SSTG + LB_ZSTG) + (LB_WREG ? 1023 : 0)) / (LB_WREG ? 1024 : 1) *
-    (LB_WREG ? 1024 : 1);
+    lb_round_up(LB_SSTAGE + LB_BN * (LB_SSTG + LB_ZSTG), LB_WREG ? 1024 : 1);
 
 // First word (of a packing tile) that sub-stage q of it reads, and how many
 // it reads: its code rows' bits, [LB_BITS LB_R q, LB_BITS LB_R (q + 1)).
@@ -133,10 +133,11 @@ static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the ke
 // Parallel to gen/lb_gemm.c's runs_copy, which decides what is staged:
 // change them together.
 __host__ __device__ constexpr int lb_sunit(int b) { return b < 4 ? 4 : b < 16 ? b : 16; }
+// Whether a run of b bytes goes in whole copies or loads of lb_sunit(b).
+__host__ __device__ constexpr bool lb_whole_units(int b) { return b >= 4 && (b & (b - 1)) == 0; }
 static_assert(LB_SSTG == 0 ||
                   (LB_SROWB == 0 && LB_SSTG == LB_GSS * (int)sizeof(lb_scale_t) &&
-                   LB_GSTEP > 0 && LB_GSTEP < LB_R && LB_SSTG >= 4 &&
-                   LB_SSTG % lb_sunit(LB_SSTG) == 0 &&
+                   LB_GSTEP > 0 && LB_GSTEP < LB_R && lb_whole_units(LB_SSTG) &&
                    LB_NGROUPS * (int)sizeof(lb_scale_t) % lb_sunit(LB_SSTG) == 0),
               "staged scales: whole groups a sub-stage, in whole copies");
 static_assert(LB_ZSTG == (LB_SSTG > 0 && LB_ZEROS ? LB_GSS * (int)sizeof(lb_zero_t) : 0) &&
@@ -346,25 +347,31 @@ __device__ __forceinline__ void lb_cpn(void *smem, const void *gmem) {
   }
 }
 
-// Staged scales (LB_SSTG): an array's groups of sub-stage ss for the
-// block's channels, RB bytes a row (RB / U copies of U bytes) into rows
-// of RB at dst.  Groups past the last (a last sub-stage short of K) are
-// not read: their slots are never selected (the reads clamp).  The
-// threads take the copies after the ones `skip` took.
+// Staged scales (LB_SSTG): copy p (of RB / U, U bytes each) of the block's
+// row `row` of an array's groups of sub-stage ss, RB bytes a row, into
+// rows of RB at dst.  Groups past the last (a last sub-stage short of K)
+// are not read: their slots are never selected (the reads clamp).
+template <int RB, typename T>
+__device__ __forceinline__ void lb_issue_piece(char *dst, const T *src, int ss, int row,
+                                               int p, int n0, bool full_n) {
+  constexpr int U = lb_sunit(RB);
+  constexpr int ROWB = LB_NGROUPS * (int)sizeof(T);   // bytes of a channel's groups
+  const int b = ss * RB + p * U;
+  if (ROWB % RB != 0 && b >= ROWB) return;
+  const int ch = LB_N % LB_BN == 0 || full_n ? n0 + row : min(n0 + row, LB_N - 1);
+  lb_cpn<U>(dst + row * RB + p * U,
+            reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
+}
+
+// Those copies for every row of the block, by all its threads, which take
+// the copies after the ones `skip` took.
 template <int RB, typename T>
 __device__ __forceinline__ void lb_issue_groups(char *dst, const T *src, int ss,
                                                 int n0, bool full_n, int skip) {
-  constexpr int U = lb_sunit(RB), PER = RB / U;
-  constexpr int ROWB = LB_NGROUPS * (int)sizeof(T);   // bytes of a channel's groups
-  const int b0 = ss * RB;                             // the sub-stage's first byte
+  constexpr int PER = RB / lb_sunit(RB);
   for (int c = ((int)threadIdx.x + LB_THREADS - skip % LB_THREADS) % LB_THREADS;
-       c < LB_BN * PER; c += LB_THREADS) {
-    const int row = c / PER, b = b0 + c % PER * U;
-    if (ROWB % RB != 0 && b >= ROWB) continue;
-    const int ch = LB_N % LB_BN == 0 || full_n ? n0 + row : min(n0 + row, LB_N - 1);
-    lb_cpn<U>(dst + row * RB + c % PER * U,
-              reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
-  }
+       c < LB_BN * PER; c += LB_THREADS)
+    lb_issue_piece<RB>(dst, src, ss, c / PER, c % PER, n0, full_n);
 }
 
 // The same by one warp for its own channels' rows (LB_TMA: each row's
@@ -375,17 +382,12 @@ __device__ __forceinline__ void lb_issue_groups(char *dst, const T *src, int ss,
 template <int RB, typename T>
 __device__ __forceinline__ void lb_issue_own_groups(char *dst, const T *src, int ss,
                                                     int n0, int wn, int lane) {
-  constexpr int U = lb_sunit(RB), PER = RB / U;
-  constexpr int ROWB = LB_NGROUPS * (int)sizeof(T);
-  const int b0 = ss * RB;
+  constexpr int PER = RB / lb_sunit(RB);
 #pragma unroll
   for (int c = lane; c < 16 * LB_MJ * PER; c += 32) {
-    const int i = c / PER, b = b0 + c % PER * U;
-    if (ROWB % RB != 0 && b >= ROWB) continue;
-    const int row = lb_wch(wn, i / 16, i % 8, i / 8 % 2);
-    const int ch = LB_N % LB_BN == 0 ? n0 + row : min(n0 + row, LB_N - 1);
-    lb_cpn<U>(dst + row * RB + c % PER * U,
-              reinterpret_cast<const char *>(src) + (long long)ch * ROWB + b);
+    const int i = c / PER;
+    lb_issue_piece<RB>(dst, src, ss, lb_wch(wn, i / 16, i % 8, i / 8 % 2), c % PER, n0,
+                       false);
   }
 }
 __device__ __forceinline__ void lb_issue_own(char *smem, int buf, int ss,
@@ -527,8 +529,7 @@ __device__ __forceinline__ int lb_ss_g0(int ss) {
 template <typename T>
 __host__ __device__ constexpr bool lb_vec_groups() {
   return LB_GSTEP > 0 && LB_GSTEP < LB_R && LB_NGROUPS % LB_GSS == 0 &&
-         LB_GSS * (int)sizeof(T) >= 4 &&
-         (LB_GSS * (int)sizeof(T) & (LB_GSS * (int)sizeof(T) - 1)) == 0;
+         lb_whole_units(LB_GSS * (int)sizeof(T));
 }
 template <typename T>
 __device__ __forceinline__ void lb_load_run(T (&dst)[LB_GSS], const T *run) {
@@ -818,7 +819,8 @@ __device__ __forceinline__ void lb_gemm_body(
   // inside the loop; rows padded by 16 bytes (banks).  The zeros' rows
   // (LB_ZROWB) follow the scales' and may be wider (f32 zeros, f16
   // scales).  Otherwise they come with each sub-stage in its stage
-  // (LB_SSTG > 0, lb_issue_groups), or else from global memory a sub-stage
+  // (LB_SSTG > 0: lb_issue_groups, or each warp's own rows by lb_issue_own
+  // where the TMA fills the stage), or else from global memory a sub-stage
   // ahead (lb_sgroups), where every sub-stage waits on that load's latency
   // if the loop is short.
   constexpr bool SRES = LB_SROWB > 0;
@@ -897,7 +899,7 @@ __device__ __forceinline__ void lb_gemm_body(
       if (threadIdx.x == 0 && s < ns)
         lb_fill_x(smem0 + s * LB_STAGE_B, bars + 8 * s, xmap,
                   lb_rot(s, rot, s0, ns) * 32 * LB_R, m0);
-      if (LB_SSTG > 0) {   // (a group a sub-stage, copies or none)
+      if constexpr (LB_SSTG > 0) {   // (a group a sub-stage, copies or none)
         if (s < ns) lb_issue_own(lb_smem, s, lb_rot(s, rot, s0, ns), sc, zr, n0, wn, lane);
         lb_cp_commit();
       }
