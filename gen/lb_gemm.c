@@ -331,9 +331,9 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
 }
 
 /* Where sm_90 takes the wgmma plan with its words in registers (wr=1) by
-** the rule: from 65 rows, from 33 for all but 7-bit codes and 3-, 5- and
-** 6-bit codes in groups under 128, and from 9 for 8-bit codes in layers
-** wide enough (below).  Its code is one copy for every
+** the rule: from 33 rows, and from 9 for 8-bit codes in layers wide enough
+** (below); until 2026-11-30 7-bit codes, and 3-, 5- and 6-bit codes in
+** groups under 128, from 65 (their end below).  Its code is one copy for every
 ** sub-stage of a packing tile (LB_QNORM, a funnel shift of the words);
 ** one copy a sub-stage had taken NVRTC 1.1 to 1.9 s for 1-, 2-, 3- and 5-
 ** to 7-bit codes.  It came in three steps, measured below: the widths
@@ -357,8 +357,8 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
 ** 534.4 -> 36.7 / 50.4 / 319.5 us, a16w2_g64 49.2 / 79.0 / 516.6 ->
 ** 36.7 / 52.0 / 322.3.
 ** With 128-channel tiles at 33..64 rows (wide_rule) 3- to 6-bit codes
-** take it there too, and 5- to 7-bit codes from 65 rows; 7-bit codes
-** stay mma.sync's at 33..64 rows, slower with it at either tile (H100,
+** took it there too, and 5- to 7-bit codes from 65 rows; 7-bit codes
+** stayed mma.sync's at 33..64 rows, slower with it at either tile (H100,
 ** lowbit bench, 2026-11-27, 8192 x 8192, M = 64: a16w7_g32 97.5 -> 138.6
 ** us with 128 channels; M = 128 (the rules' 128-channel tile): a16w5_g64
 ** 119.0 -> 76.1, a16w6_g128 104.4 -> 68.1, a16w7_g32 134.8 -> 86.9; the
@@ -366,7 +366,8 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
 ** the 3-, 5- and 6-bit codes' 128-channel tiles spilled (test_sweep "" 64:
 ** 52 to 244 bytes at 255 registers) where a sub-stage meets more than two
 ** scale groups (groups of 32, or 64 with zeros; 64 without zeros did not,
-** but stays with them): groups under 128 stay mma.sync's there.
+** but stayed with them): groups under 128 stayed mma.sync's there, until
+** their scales were staged (below).
 ** 8-bit codes take it from 9 rows too where its 64-channel tiles (cut
 ** two ways in a cluster at most) fill a wave: at 17..32 rows where the
 ** tiles are half the SMs or more, at 9..16 where they are as many.
@@ -379,19 +380,28 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
 ** faster at both shapes; at 9..16 rows 4096 x 14336 0 to 14% faster
 ** (a16w8_channel 33.5 -> 29.0), 8192 x 8192 -5 to +3%.  With 64 tiles
 ** (N = 4096) slower: 14336 x 4096, M = 16, 18 to 48%, 4096 x 4096 3 to
-** 16% (a16w8_channel 13.7 -> 15.9). */
+** 16% (a16w8_channel 13.7 -> 15.9).
+** Once their scales came with each stage in the wr plan (stage_scales),
+** 3- to 7-bit codes in small groups took it at 33..64 rows too, with
+** 128-channel tiles (wide_rule).  H200, 2026-11-30, lowbit bench --m
+** 48,64 --iters 50, LOWBIT_GEMM=wg=1,wr=1,tm=1,wn=8 against the rules'
+** mma.sync in one call, us at M = 64, 8192 x 8192 / 4096 x 14336:
+** a16w7_g32 76.0 / 78.5 -> 48.0 / 45.1 (cuBLAS 38.8 / 34.3), a16w5_g64
+** 64.6 / 71.4 -> 41.7 / 37.1, 3-bit g32 65.2 / 63.4 -> 38.9 / 36.3,
+** 5-bit g32 bf16 67.2 / 65.4 -> 43.9 / 40.9, 6-bit g32 f32 scales 66.9 /
+** 64.7 -> 44.2 / 41.3, 7-bit g64 73.6 / 72.3 -> 46.8 / 42.5; M = 48
+** alike; with 64-channel tiles (wn=4) up to 20% slower than mma.sync at
+** 8192 x 8192.  Those ran 8 code rows a sub-stage; 7-bit codes now run 4
+** there (plan_wg), not yet measured. */
 static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
-  const int b = f->lay.bits;
-  if (b == 8 && bucket <= 1)
+  if (f->lay.bits == 8 && bucket <= 1)
     return (n + 63) / 64 >= (bucket == 1 ? sms / 2 : sms);
-  if (b == 7 || ((b == 3 || b == 5 || b == 6) &&
-                 !(f->per_channel || f->group >= 128)))
-    return bucket >= 3;
   return bucket >= 2;
 }
 
 /* The sm_90a plan's channels a block at 33..64 rows: two warpgroups
-** (128) for 3- to 6-bit codes, one (64) for the others.  Measured on an
+** (128) for 3- to 7-bit codes (7-bit since 2026-11-30: wr_rule), one (64)
+** for the others.  Measured on an
 ** H100 (lowbit bench, 2026-11-27, M = 64, LOWBIT_GEMM=wg=1,wr=1,wn=8,bs=1
 ** against the rules' 64 channels; 3-, 5- and 6-bit codes were mma.sync's
 ** then), us at 8192 x 8192 / 4096 x 14336 / 14336 x 4096 / 4096 x 4096:
@@ -415,7 +425,7 @@ static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
 ** shapes) 0 to 4% apart, not taken. */
 static int wide_rule(const lb_format *f, int n, int bucket) {
   if (bucket >= 3) return n > 256;
-  return bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 6;
+  return bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 7;
 }
 
 /* Whether a wr plan copies its activations by TMA (tm=1; the template's
@@ -500,7 +510,11 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   ** 32 rows, which no rule takes (words in registers load their own rows:
   ** one warpgroup a code row). */
   c->warps_k = pick(kn, K_WK, 1);
-  c->r = bucket <= 2 ? 8 : 4;
+  /* (7-bit codes' words in registers at 8 code rows reach 255 registers
+  ** at 33..64 rows and spilled 16 to 36 bytes with f32 zeros in groups of
+  ** 32 (sw_w7s_g32_dq0_f16_sf16_zf32_of16, tests/gpu/recipes/w7_z32.lua):
+  ** 4 code rows there, 208 to 234 registers, as from 65 rows) */
+  c->r = bucket <= 2 && !(c->wr && f->lay.bits == 7) ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
   if (c->r < r_min(c)) c->r = r_min(c);

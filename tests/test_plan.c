@@ -324,19 +324,19 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
         "%s n=%d k=%d b%d: cluster sums %d (%d x %d, %d stages of %d bytes)",
         name, n, k, bucket, c.csum, c.bm, c.bn, c.stages, c.stage);
   c.csum = 0;
-  /* ... but from 65 rows, from 33 for all but 7-bit codes and 3-, 5- and
-  ** 6-bit codes in groups under 128, and from 9 for 8-bit codes in wide
-  ** layers, where it is wgmma's with the
-  ** words in registers and the activations by TMA (lb_gemm.c wr_rule,
-  ** tm_rule); two warpgroups (128 channels) from 65 rows, and at 33..64
-  ** for 3- to 6-bit codes (wide_rule) */
+  /* ... but from 33 rows, and from 9 for 8-bit codes in wide layers,
+  ** where it is wgmma's with the words in registers and the activations
+  ** by TMA (lb_gemm.c wr_rule, tm_rule); two warpgroups (128 channels)
+  ** from 65 rows, and at 33..64 for 3- to 7-bit codes (wide_rule), 7-bit
+  ** ones at 4 code rows a sub-stage there (plan_wg: 8 spilled) */
   {
-    const int odd = lay.bits == 3 || lay.bits == 5 || lay.bits == 6;
-    const int from = lay.bits == 7 || (odd && r->group && r->group < 128)
-                         ? 3 : 2;
+    const int from = 2;
     const int bn = (bucket >= 3 && n > 256) ||
-                           (bucket == 2 && lay.bits >= 3 && lay.bits <= 6)
+                           (bucket == 2 && lay.bits >= 3 && lay.bits <= 7)
                        ? 128 : 64;
+    CHECK(!(bucket == 2 && lay.bits == 7 && pw.wg.wr) || pw.wg.r <= 4,
+          "%s n=%d k=%d b%d: 7-bit codes' words in registers at %d code "
+          "rows", name, n, k, bucket, pw.wg.r);
     /* 8-bit codes from 9 rows where the 64-channel tiles fill a wave of
     ** the 132 SMs planned for: half of them at 17..32 rows, all at 9..16 */
     const int wide8 = lay.bits == 8 && bucket <= 1 &&
@@ -1052,6 +1052,34 @@ static void check_staged(void) {
             c->zstg, c->sres, c->gss, plan, cs[i].sstg, cs[i].zstg);
     }
   }
+  /* test_gpu's stage_check formats (f16 activations here) at N = 1000
+  ** stage on sm_90's part at 33..64 and 65..160 rows (its wgmma plans:
+  ** stage_check asserts it on the device, and fails where they do not) and
+  ** on the other 160 KB parts at 33..64 */
+  {
+    static const struct {
+      const char *sections;
+      int k;
+    } fx[] = {{"weights { bits = 7 }\nscales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+               "dequant \"(q - z) * s\"\n", 8192},
+              {"weights { bits = 5, signed = true }\nscales { group = 64, dtype = \"bf16\" }\n"
+               "zeros { dtype = \"bf16\" }\ndequant \"q * s + z\"\n", 16384},
+              {"weights { bits = 3, signed = true }\nscales { group = 32, dtype = \"f32\" }\n",
+               8320}};
+    int b;
+    for (i = 0; i < (int)(sizeof fx / sizeof fx[0]); i++)
+      for (b = 2; b <= 3; b++) {
+        lb_gemm_plans p;
+        if (plan_at(fx[i].sections, NULL, b, 1000, fx[i].k, &p) != LB_OK) {
+          CHECK(0, "staged fixture %d: %s", i, lb_errmsg());
+          continue;
+        }
+        CHECK(p.wg.sstg > 0 && (b == 3 || p.hi.sstg > 0),
+              "staged fixture %d, bucket %d: sm_90 %d (wr %d) and 160 KB "
+              "parts %d bytes a channel a stage", i, b, p.wg.sstg, p.wg.wr,
+              p.hi.sstg);
+      }
+  }
   /* sg=1 where no part's plan can stage them (8-bit codes, per channel):
   ** refused, naming the knob */
   {
@@ -1161,9 +1189,10 @@ static int tm_built(const lb_gemm_plans *p, const knob_case *c) {
 
 /* tm=1 (activations by TMA) is built as asked or refused with LB_EARG,
 ** never dropped: where the rules take no wgmma plan with the words in
-** registers (17..32 rows, wg=1 without wr=1; 3-bit codes in groups of 32
-** and 7-bit codes at 33..64), with wg=0, wr=0 or mma.sync's warps (before,
-** several of those built the plan without TMA). */
+** registers (17..32 rows, wg=1 without wr=1), with wg=0, wr=0 or
+** mma.sync's warps (before, several of those built the plan without TMA);
+** built at 33..64 rows for every width, 3-bit codes in groups of 32 and
+** 7-bit codes too (refused there until they took the rule's wgmma plan). */
 static void check_knob_tm(void) {
   static const knob_case cs[] = {
       {W4, "tm=1", 3, 1},
@@ -1172,8 +1201,8 @@ static void check_knob_tm(void) {
       {W4, "wg=1,tm=1", 1, 0},
       {W4, "tm=1", 1, 0},
       {W3, "tm=1", 2, 1},
-      {"weights { bits = 3 }\nscales { group = 32 }\n", "tm=1", 2, 0},
-      {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 2, 0},
+      {"weights { bits = 3 }\nscales { group = 32 }\n", "tm=1", 2, 1},
+      {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 2, 1},
       {"weights { bits = 7 }\nscales { group = 128 }\n", "tm=1", 3, 1},
       {W4, "wg=0,tm=1", 3, 0},
       {W4, "wr=0,tm=1", 3, 0},
@@ -1187,8 +1216,9 @@ static int un_built(const lb_gemm_plans *p, const knob_case *c) {
 
 /* un (how the wr plan's loop holds its words): the rules' 2 where codes
 ** cross words, in sub-stages of 8 code rows (33..64 rows) and of 4 (65
-** and more), 1 for codes within words and where the words stay in shared
-** memory (7-bit group 32 at 33..64 rows runs mma.sync); 2 and 3 asked,
+** and more), 1 for codes within words (and where the words stay in
+** shared memory); 7-bit codes in groups of 32 at 33..64 rows 2 (mma.sync's
+** with 1 until the wgmma plan took them there); 2 and 3 asked,
 ** built where the words go to registers and refused elsewhere; 1 on the
 ** other parts (built: sm_90's un; 0: refused naming un=). */
 static void check_knob_un(void) {
@@ -1197,7 +1227,8 @@ static void check_knob_un(void) {
       {W3, NULL, 6, 2},          {W3, NULL, 2, 2},
       {W4, NULL, 3, 1},          {W4, NULL, 5, 1},
       {W4, NULL, 2, 1},
-      {"weights { bits = 7 }\nscales { group = 32 }\n", NULL, 2, 1},
+      {"weights { bits = 7 }\nscales { group = 32 }\n", NULL, 2, 2},
+      {W4, "wr=0", 2, 1},
       {W3, "un=1", 3, 1},        {W3, "un=3", 3, 3},
       {W4, "un=3", 3, 3},
       {W4, "un=2", 3, 2},        {W4, "un=3", 2, 3},
