@@ -477,6 +477,13 @@ static int un_rule(const lb_format *f) {
 ** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
 ** (mma.sync 24.4 and 481.1).  docs/architecture.md
 ** ("The wgmma plan") says what was tried. */
+/* 7-bit codes whose sub-stages of 8 code rows spill with the words in
+** registers (plan_wg): groups of 32, scales and zeros of two widths. */
+static int seven_narrow(const lb_format *f) {
+  return f->lay.bits == 7 && !f->per_channel && f->group <= 32 && f->zeros &&
+         f->ssize != f->zsize;
+}
+
 static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
                     const knobs *kn, lb_gemm_cfg *c) {
   memset(c, 0, sizeof *c);
@@ -510,11 +517,15 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   ** 32 rows, which no rule takes (words in registers load their own rows:
   ** one warpgroup a code row). */
   c->warps_k = pick(kn, K_WK, 1);
-  /* (7-bit codes' words in registers at 8 code rows reach 255 registers
-  ** at 33..64 rows and spilled 16 to 36 bytes with f32 zeros in groups of
-  ** 32 (sw_w7s_g32_dq0_f16_sf16_zf32_of16, tests/gpu/recipes/w7_z32.lua):
-  ** 4 code rows there, 208 to 234 registers, as from 65 rows) */
-  c->r = bucket <= 2 && !(c->wr && f->lay.bits == 7) ? 8 : 4;
+  /* 7-bit codes' words in registers at 8 code rows reach 255 registers
+  ** at 33..64 rows, and spilled 16 to 36 bytes where groups of 32 have
+  ** scales and zeros of different widths (f16 scales and f32 zeros,
+  ** sw_w7s_g32_dq0_f16_sf16_zf32_of16, tests/gpu/recipes/w7_z32.lua; or
+  ** f32 scales and 16-bit zeros): 4 code rows there (208 to 245
+  ** registers, as from 65 rows).  Elsewhere 8, which measured 0.83 to
+  ** 0.88 of 4's time (H200, M = 48 and 64, 8192^2 and 4096 x 14336:
+  ** a16w7_g32 55.5 -> 48.4 us at 8192^2, M = 64). */
+  c->r = bucket <= 2 && !(c->wr && seven_narrow(f)) ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
   c->r = pick(kn, K_R, c->r);
   if (c->r < r_min(c)) c->r = r_min(c);

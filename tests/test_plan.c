@@ -328,13 +328,19 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   ** where it is wgmma's with the words in registers and the activations
   ** by TMA (lb_gemm.c wr_rule, tm_rule); two warpgroups (128 channels)
   ** from 65 rows, and at 33..64 for 3- to 7-bit codes (wide_rule), 7-bit
-  ** ones at 4 code rows a sub-stage there (plan_wg: 8 spilled) */
+  ** ones at 8 code rows a sub-stage there, 4 where 8 spilled (plan_wg) */
   {
     const int from = 2;
     const int bn = (bucket >= 3 && n > 256) ||
                            (bucket == 2 && lay.bits >= 3 && lay.bits <= 7)
                        ? 128 : 64;
-    CHECK(!(bucket == 2 && lay.bits == 7 && pw.wg.wr) || pw.wg.r <= 4,
+    /* (7-bit codes in groups of 32 with scales and zeros of two widths:
+    ** 4 code rows, as 8 spilled; the other 7-bit codes 8 where K takes
+    ** them) */
+    const int narrow7 = lay.bits == 7 && r->group == 32 && r->zeros &&
+                        lb_dtype_size(r->sdtype) != lb_dtype_size(r->zdtype);
+    CHECK(!(bucket == 2 && lay.bits == 7 && pw.wg.wr) ||
+              (narrow7 ? pw.wg.r <= 4 : pw.wg.r == 8 || 32 * 8 > k),
           "%s n=%d k=%d b%d: 7-bit codes' words in registers at %d code "
           "rows", name, n, k, bucket, pw.wg.r);
     /* 8-bit codes from 9 rows where the 64-channel tiles fill a wave of
