@@ -391,8 +391,8 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
 ** 5-bit g32 bf16 67.2 / 65.4 -> 43.9 / 40.9, 6-bit g32 f32 scales 66.9 /
 ** 64.7 -> 44.2 / 41.3, 7-bit g64 73.6 / 72.3 -> 46.8 / 42.5; M = 48
 ** alike; with 64-channel tiles (wn=4) up to 20% slower than mma.sync at
-** 8192 x 8192.  Those ran 8 code rows a sub-stage; 7-bit codes now run 4
-** there (plan_wg), not yet measured. */
+** 8192 x 8192.  Those ran 8 code rows a sub-stage, as the rule does but
+** for 7-bit codes whose 8 rows spilled (seven_narrow, plan_wg). */
 static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
   if (f->lay.bits == 8 && bucket <= 1)
     return (n + 63) / 64 >= (bucket == 1 ? sms / 2 : sms);
@@ -465,6 +465,13 @@ static int un_rule(const lb_format *f) {
   return f->lay.cross ? 2 : 1;
 }
 
+/* 7-bit codes whose sub-stages of 8 code rows spill with the words in
+** registers (plan_wg): groups of 32, scales and zeros of two widths. */
+static int seven_narrow(const lb_format *f) {
+  return f->lay.bits == 7 && !f->per_channel && f->group <= 32 && f->zeros &&
+         f->ssize != f->zsize;
+}
+
 /* The sm_90a plan (wgmma, wg=1): warpgroups of four warps along channels,
 ** each 64 channels a group, over all of the tile's rows (wgmma's n); where
 ** the tiles leave SMs idle, K is split (lb_gemm_splits).  mj counts a
@@ -477,13 +484,6 @@ static int un_rule(const lb_format *f) {
 ** words were loaded once a sub-stage) 35.3 at M = 16 and 553.4 at 1024
 ** (mma.sync 24.4 and 481.1).  docs/architecture.md
 ** ("The wgmma plan") says what was tried. */
-/* 7-bit codes whose sub-stages of 8 code rows spill with the words in
-** registers (plan_wg): groups of 32, scales and zeros of two widths. */
-static int seven_narrow(const lb_format *f) {
-  return f->lay.bits == 7 && !f->per_channel && f->group <= 32 && f->zeros &&
-         f->ssize != f->zsize;
-}
-
 static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
                     const knobs *kn, lb_gemm_cfg *c) {
   memset(c, 0, sizeof *c);

@@ -337,7 +337,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
     /* (7-bit codes in groups of 32 with scales and zeros of two widths:
     ** 4 code rows, as 8 spilled; the other 7-bit codes 8 where K takes
     ** them) */
-    const int narrow7 = lay.bits == 7 && r->group == 32 && r->zeros &&
+    const int narrow7 = lay.bits == 7 && r->group > 0 && r->group <= 32 && r->zeros &&
                         lb_dtype_size(r->sdtype) != lb_dtype_size(r->zdtype);
     CHECK(!(bucket == 2 && lay.bits == 7 && pw.wg.wr) ||
               (narrow7 ? pw.wg.r <= 4 : pw.wg.r == 8 || 32 * 8 > k),
