@@ -13,7 +13,8 @@
 # crossover/*.svg), bench-write.log, bench-reach.log, bench-narrow.log,
 # tune.log and the tuning table it wrote (tune-*.txt), bench-sweep.log,
 # bench-model.log (and model/: model.json, model.svg), results.csv, results.json
-# and one SVG plot per recipe.  Extra arguments for `lowbit bench` can be
+# and one SVG plot per recipe (an earlier run's files there are removed
+# first; OUTDIR may not be the source tree).  Extra arguments for `lowbit bench` can be
 # passed in LOWBIT_BENCH_ARGS (e.g. "--m 1 --shapes 8192x8192").
 # Where Lua is not installed, put its headers, liblua5.4.a and liblua5.4.so
 # under .lua/ (tests/gpu/stage-lua.sh does that on a Debian machine) and
@@ -23,6 +24,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-${LOWBIT_OUT:-$root/gpu-results}}
 build=${LOWBIT_BUILD:-$root/build-gpu}
 mkdir -p "$out"
+# The summary reads every log it finds: a previous run's in the same OUTDIR
+# (a warm device machine keeps /tmp) would be reported as this one's (its
+# sanitizer lines under "not selected"), so this run's files start gone.
+if [ "$(cd "$out" && pwd)" = "$root" ]; then
+  echo "run.sh: OUTDIR is the source tree; give a directory of its own" >&2
+  exit 2
+fi
+rm -rf "$out"/*.log "$out"/san.* "$out"/*.svg "$out"/tune-*.txt "$out/device.txt" \
+  "$out/times.txt" "$out/sanitizer-summary.txt" "$out/results.csv" \
+  "$out/results.json" "$out/crossover" "$out/model"
 luaopt=()
 [ -d "$root/.lua" ] && luaopt=(-DLUA_ROOT="$root/.lua")
 
