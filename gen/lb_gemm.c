@@ -522,8 +522,8 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
   ** scales and zeros of different widths (f16 scales and f32 zeros,
   ** sw_w7s_g32_dq0_f16_sf16_zf32_of16, tests/gpu/recipes/w7_z32.lua; or
   ** f32 scales and 16-bit zeros): 4 code rows there (208 to 245
-  ** registers, as from 65 rows).  Elsewhere 8, which measured 0.83 to
-  ** 0.88 of 4's time (H200, M = 48 and 64, 8192^2 and 4096 x 14336:
+  ** registers, as from 65 rows).  Elsewhere 8, which measured 0.86 to
+  ** 0.89 of 4's time (H200, M = 48 and 64, 8192^2 and 4096 x 14336:
   ** a16w7_g32 55.5 -> 48.4 us at 8192^2, M = 64). */
   c->r = bucket <= 2 && !(c->wr && seven_narrow(f)) ? 8 : 4;
   if (bucket > 1 && c->r > f->lay.codes) c->r = f->lay.codes;
