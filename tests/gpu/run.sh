@@ -31,6 +31,8 @@ if [ "$(cd "$out" && pwd)" = "$root" ]; then
   echo "run.sh: OUTDIR is the source tree; give a directory of its own" >&2
   exit 2
 fi
+# (the files the header lists, and the sanitizer's per-job temporaries:
+# change them together)
 rm -rf "$out"/*.log "$out"/san.* "$out"/*.svg "$out"/tune-*.txt "$out/device.txt" \
   "$out/times.txt" "$out/sanitizer-summary.txt" "$out/results.csv" \
   "$out/results.json" "$out/crossover" "$out/model"
@@ -210,10 +212,9 @@ fi
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
 san_rc=0
-# (its 31 cases took about 450 s on the H200, 2026-11-30, racecheck the
-# longest of the four tools side by side; racecheck in two jobs since,
-# not yet timed)
-if room 420 sanitizer; then
+# (its 31 cases took 263 s on an H200, 2026-11-30, with racecheck in two
+# jobs, below; about 450 s before)
+if room 300 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   tools=(memcheck racecheck synccheck initcheck)
   cases=("$root/bench/recipes/a16w7_g32.lua 8 48 8192"
@@ -256,8 +257,8 @@ if room 420 sanitizer; then
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 4160 1024")
   fi
   # One tool over every case, in jobs that run side by side: racecheck,
-  # the slowest (about 450 s of the 31 cases on an H200, 2026-11-30, where
-  # the other three took about 250), in two jobs of every other case.
+  # the slowest (alone about 450 s where the other three took about 250),
+  # in two jobs of every other case (san_jobs).
   # san_tool TOOL JOB JOBS: the cases i with i % JOBS == JOB.
   san_tool() {
     local tool=$1 job=$2 jobs=$3 c i=0 rc line log="$out/san.$1.$2.log"
@@ -285,8 +286,9 @@ if room 420 sanitizer; then
   san_jobs() { if [ "$1" = racecheck ]; then echo 2; else echo 1; fi; }
   san_pids=()
   for tool in "${tools[@]}"; do
-    for ((j = 0; j < $(san_jobs "$tool"); j++)); do
-      san_tool "$tool" "$j" "$(san_jobs "$tool")" &
+    n=$(san_jobs "$tool")
+    for ((j = 0; j < n; j++)); do
+      san_tool "$tool" "$j" "$n" &
       san_pids+=($!)
     done
   done
@@ -294,7 +296,8 @@ if room 420 sanitizer; then
   : >"$out/sanitizer.log"
   : >"$out/sanitizer-summary.txt"
   for tool in "${tools[@]}"; do
-    for ((j = 0; j < $(san_jobs "$tool"); j++)); do
+    n=$(san_jobs "$tool")
+    for ((j = 0; j < n; j++)); do
       cat "$out/san.$tool.$j.log" >>"$out/sanitizer.log"
       cat "$out/san.$tool.$j.summary" >>"$out/sanitizer-summary.txt"
       rm -f "$out/san.$tool.$j.log" "$out/san.$tool.$j.summary"
