@@ -422,8 +422,27 @@ static int wr_rule(const lb_format *f, int n, int sms, int bucket) {
 ** 15.8 / 17.2 -> 14.6 / 15.3, a16w2_g64 14.2 / 17.2 -> 13.6 / 16.0;
 ** 16384 x 256 18.2 / 22.2 -> 17.3 / 21.7, 18.1 / 22.2 -> 17.2 / 21.3,
 ** 19.2 / 21.9 -> 17.9 / 20.3.  At 33..64 rows (M = 64, the same
-** shapes) 0 to 4% apart, not taken. */
-static int wide_rule(const lb_format *f, int n, int bucket) {
+** shapes) 0 to 4% apart, not taken.
+** At 65..160 rows small layers take 64 channels too: where N K is at most
+** 4M weights, or K at most 1024 and N K at most 8M.  There 128-channel
+** tiles filled the SMs only by splitting K more (twice the work space's
+** sums), or at all (1024 x 8192: 64 tiles split 2 ways, against 128
+** tiles unsplit).  Measured on an H200 (tests/gpu/ab.sh . with
+** LOWBIT_GEMM=wn=4 against the rules, 2026-11-30, a16w4_g128,
+** a16w8_channel, a16w7_g32 and at 4M a16w3_g128 and a16w2_g64 too, M =
+** 80..160), B / A: 4096 x 1024, 2048 x 2048, 2048 x 1024, 1024 x 4096
+** and 512 x 4096 0.81 to 1.00 (a16w4_g128 4096 x 1024, M = 128, 15.2 ->
+** 13.2 us); 1024 x 8192 0.67 to 0.84 (19.0 -> 12.7); 8192 x 1024 and 2048
+** x 4096 0.96 to 1.06, 4096 x 2048 0.92 to 1.11, and at 16M (16384 x
+** 1024, 8192 x 2048, 4096 x 4096) 1.03 to 1.16, which keep 128.  So do
+** 257..384 rows' 128-row tiles (tile_by_waves), whose kernel is 65..160's
+** (test_plan, check_same_code); 161..256 and 385+ rows were not measured
+** and keep 128. */
+static int wide_rule(const lb_format *f, int n, int k, int bucket, int bm) {
+  const long long nk = (long long)n * k;
+  if ((bucket == 3 || (bucket == 5 && bm == 128)) &&
+      (nk <= 1LL << 22 || (k <= 1024 && nk <= 1LL << 23)))
+    return 0;
   if (bucket >= 3) return n > 256;
   return bucket == 2 && f->lay.bits >= 3 && f->lay.bits <= 7;
 }
@@ -508,7 +527,7 @@ static void plan_wg(const lb_format *f, int n, int k, int sms, int bucket,
                                                  : 16 << (bucket < 3 ? bucket : 3);
   if (c->tm) c->bm = pick(kn, K_BM, c->bm);   /* (the TMA plan's rows: any tile) */
   c->warps_m = pick(kn, K_WM, 1);
-  c->warps_n = pick(kn, K_WN, wide_rule(f, n, bucket) ? 8 : 4);
+  c->warps_n = pick(kn, K_WN, wide_rule(f, n, k, bucket, c->bm) ? 8 : 4);
   /* One warpgroup along K, as a plan's wk=2 may ask: warpgroups taking
   ** alternate code rows run each their own unrolled rows behind a branch
   ** on the warpgroup, and ptxas serialises wgmmas under a branch ("(C7519)

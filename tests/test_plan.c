@@ -327,11 +327,15 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   /* ... but from 33 rows, and from 9 for 8-bit codes in wide layers,
   ** where it is wgmma's with the words in registers and the activations
   ** by TMA (lb_gemm.c wr_rule, tm_rule); two warpgroups (128 channels)
-  ** from 65 rows, and at 33..64 for 3- to 7-bit codes (wide_rule), 7-bit
+  ** from 65 rows (but at 65..160 in layers of 4M weights or fewer, or of
+  ** K <= 1024 and 8M), and at 33..64 for 3- to 7-bit codes (wide_rule), 7-bit
   ** ones at 8 code rows a sub-stage there, 4 where 8 spilled (plan_wg) */
   {
     const int from = 2;
-    const int bn = (bucket >= 3 && n > 256) ||
+    const long long nk = (long long)n * k;   /* (small layers: 64 at 65..160) */
+    const int small = (bucket == 3 || (bucket == 5 && pw.wg.bm == 128)) &&
+                      (nk <= 1LL << 22 || (k <= 1024 && nk <= 1LL << 23));
+    const int bn = (bucket >= 3 && n > 256 && !small) ||
                            (bucket == 2 && lay.bits >= 3 && lay.bits <= 7)
                        ? 128 : 64;
     /* (7-bit codes in groups of 32 with scales and zeros of two widths:
