@@ -166,7 +166,10 @@ static int row_m[MAXROWS][2];
 ** warpgroup.arrive (C7519), a warning here (gen/lb_gemm.c: wgmma_takes);
 ** K past one sub-stage and no multiple of it did too until 2026-11-29,
 ** when the rows past K were skipped by a branch (templates/gemm.cu now
-** multiplies them as zeros): wg_w8_channel_k4128. */
+** multiplies them as zeros): wg_w8_channel_k4128.
+** wg_w7_g32_small: 65..160 rows of a small layer (1024 x 4096) on sm_90a's
+** 64-channel tiles (gen/lb_gemm.c wide_rule), which no pairwise shape
+** takes, with the widest codes and groups. */
 static int add_fixed(lb_sweep_row *rows, int first, int max) {
   static const struct {
     const char *name, *text;
@@ -225,7 +228,14 @@ static int add_fixed(lb_sweep_row *rows, int first, int max) {
        "scales { group = 32 }\n"
        "zeros { dtype = \"f16\" }\n"
        "dequant \"(q - z) * s\"\n",
-       4112, 32, 64, 4096}};
+       4112, 32, 64, 4096},
+      {"fx_wg_w7_g32_small",
+       "activations \"f16\"\n"
+       "weights { bits = 7 }\n"
+       "scales { group = 32 }\n"
+       "zeros { dtype = \"f16\" }\n"
+       "dequant \"(q - z) * s\"\n",
+       4096, 1024, 0, 128}};
   int i;
   for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]) && i < max; i++) {
     memset(&rows[i], 0, sizeof rows[i]);
