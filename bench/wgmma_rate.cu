@@ -1,0 +1,503 @@
+// bench/wgmma_rate.cu: how fast an sm_90's tensor pipe retires wgmma
+// m64nNk16 (f16 operands, f32 sums) for the loop shapes the GEMM kind's
+// wgmma plan could take, with nothing else in the way: no global memory,
+// B (the activations) a fixed tile of shared memory, A (the weights) in
+// registers (RS, as templates/gemm.cu) or in shared memory (SS).
+//
+//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o /tmp/wgmma_rate \
+//     bench/wgmma_rate.cu && /tmp/wgmma_rate
+//
+// (about 25 s on an H200 with the compile; ctest compiles it where nvcc is,
+// so that it keeps building.)  Not part of the library: nothing links it.
+//
+// Each block (one an SM, 132 on an H100 or H200) is 1 to 4 warpgroups;
+// each warpgroup runs `iters` sub-stages of 8 wgmmas (128 k-values, the
+// rules' 4 code rows) on its own accumulators.  A sub-stage's A operands
+// are made by `alu` steps a register (a LOP3 and an HFMA2 each, standing in
+// for the dequantisation: templates/gemm.cu spends about 10 instructions
+// an A register at M = 128) or from the seed alone (alu 0).  Orders (what
+// the GEMM kind's loop does, and what it could do):
+//   wait0  : wgmma.wait_group 0, make the sub-stage's A, fence, 8 wgmmas,
+//            commit (templates/gemm.cu today);
+//   turns  : as wait0, and the two warpgroups issue in turn (named
+//            barriers 1 and 2; tried in templates/gemm.cu 2026-11-30);
+//   wait1  : two sets of A registers taking turns: wait_group 1 retires
+//            the sub-stage before last, whose set is then rewritten while
+//            the last one's wgmmas run;
+//   ss     : A from shared memory, wait_group 1, no A to make (the rate
+//            with no register operand);
+//   ws     : warp-specialised: two warpgroups multiply (SS, wait_group 1)
+//            while one or two more make their A (alu steps a register)
+//            and store it into a ring of four 32 KB slots of shared memory,
+//            handed over by mbarriers (full: made; empty: multiplied);
+//            "wgs" counts both kinds, the TFLOP/s the multipliers';
+//   wait1+, ss+: wait1 and ss (alu 0) while another kernel's warps (one
+//            block of four an SM, `busy`) run 5 ALU steps a register on
+//            the same SMs (its own progress is not measured).
+// Prints TFLOP/s a row (to stderr as each is measured), and at the end the
+// table with each row's share of the best rate.  docs/architecture.md
+// ("Overlap inside a warpgroup") has the H200's figures and what they say.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+
+#define CK(x)                                                              \
+  do {                                                                     \
+    cudaError_t e_ = (x);                                                  \
+    if (e_ != cudaSuccess) {                                               \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+
+template <int N>
+__device__ __forceinline__ void wg_rs(float (&d)[N / 2], const unsigned (&a)[4],
+                                      unsigned long long bd);
+template <int N>
+__device__ __forceinline__ void wg_ss(float (&d)[N / 2], unsigned long long ad,
+                                      unsigned long long bd);
+template <> __device__ __forceinline__ void wg_rs<128>(float (&d)[64], const unsigned (&a)[4], unsigned long long bd) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, "
+               "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+               "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+               "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+               "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+               "%61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n"
+               "}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+                 "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                 "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),
+                 "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+                 "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                 "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),
+                 "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+                 "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+                 "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(bd), "r"(1));
+}
+template <> __device__ __forceinline__ void wg_ss<128>(float (&d)[64], unsigned long long ad, unsigned long long bd) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, "
+               "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+               "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+               "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+               "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+               "%61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n"
+               "}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+                 "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                 "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),
+                 "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+                 "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                 "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),
+                 "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+                 "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+                 "+f"(d[62]), "+f"(d[63])
+               : "l"(ad), "l"(bd), "r"(1));
+}
+template <> __device__ __forceinline__ void wg_rs<256>(float (&d)[128], const unsigned (&a)[4], unsigned long long bd) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, "
+               "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+               "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+               "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+               "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+               "%61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, "
+               "%75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, "
+               "%89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, "
+               "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+               "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
+               "%124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n"
+               "}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+                 "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                 "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),
+                 "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+                 "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                 "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),
+                 "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+                 "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+                 "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]),
+                 "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+                 "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]),
+                 "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]),
+                 "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
+                 "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+                 "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]),
+                 "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),
+                 "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+                 "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),
+                 "+f"(d[127])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(bd), "r"(1));
+}
+template <> __device__ __forceinline__ void wg_ss<256>(float (&d)[128], unsigned long long ad, unsigned long long bd) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, "
+               "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+               "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+               "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+               "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+               "%61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, "
+               "%75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, "
+               "%89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, "
+               "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+               "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
+               "%124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n"
+               "}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+                 "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                 "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),
+                 "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+                 "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                 "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),
+                 "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+                 "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+                 "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]),
+                 "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+                 "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]),
+                 "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]),
+                 "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
+                 "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+                 "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]),
+                 "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),
+                 "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+                 "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),
+                 "+f"(d[127])
+               : "l"(ad), "l"(bd), "r"(1));
+}
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int K>
+__device__ __forceinline__ void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory");
+}
+// A register the compiler must keep until here (its value "changed"): a
+// set of A operands stays put while wgmmas may still read it.
+__device__ __forceinline__ void keep(unsigned &r) { asm volatile("" : "+r"(r)::"memory"); }
+__device__ __forceinline__ void keepf(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// Shared-memory descriptor, no swizzle: core matrices of 8 rows x 16 bytes
+// at 128-byte strides, the next 8 k-values `lead` 16-byte units on.
+__device__ __forceinline__ unsigned long long desc(unsigned addr, int lead) {
+  return ((addr >> 4) & 0x3fff) | (unsigned long long)lead << 16 | 8ull << 32;
+}
+
+// A sub-stage's 32 A registers from a seed: ALU steps each (a LOP3 and an
+// HFMA2, dependent; the 32 chains independent, as a sub-stage's A registers
+// are).
+template <int ALU>
+__device__ __forceinline__ void make_a(unsigned (&a)[8][4], unsigned seed, unsigned s2,
+                                       unsigned b2) {
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+      unsigned x = seed + 0x9e3779b9u * (4 * j + r);
+#pragma unroll
+      for (int i = 0; i < ALU; i++) {
+        x = (x & 0x000f000fu) | 0x64006400u;
+        __half2 h = __hfma2(*reinterpret_cast<__half2 *>(&x),
+                            *reinterpret_cast<const __half2 *>(&s2),
+                            *reinterpret_cast<const __half2 *>(&b2));
+        x = *reinterpret_cast<unsigned *>(&h);
+      }
+      a[j][r] = x;
+    }
+}
+
+// mbarriers (WS): arrivals counted, phases waited on by parity.
+__device__ __forceinline__ void mb_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mb_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mb_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  } while (!done);
+}
+
+enum { WAIT0, TURNS, WAIT1, SS, WS };
+
+template <int N, int ORDER, int WGS, int ALU>
+__global__ void __launch_bounds__(128 * WGS, 1)
+rate(int iters, unsigned s2, unsigned b2, float *sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const unsigned base = (unsigned)__cvta_generic_to_shared(smem);
+  // B: N rows x 16 k (N x 32 bytes) at base; A (SS): 64 x 16 at base + 16 KB
+  const unsigned long long bd = desc(base, N);
+  const unsigned long long ad = desc(base + 16384, 64);
+  const int wg = threadIdx.x >> 7;
+  float d[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; i++) {
+    d[i] = 0.f;
+    keepf(d[i]);
+  }
+  unsigned a0[8][4], a1[8][4];
+  for (int i = threadIdx.x; i < 8192; i += blockDim.x)
+    reinterpret_cast<unsigned *>(smem)[i] = 0x3c003c00u ^ (i & 7);   // small halves
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const unsigned seed0 = threadIdx.x * 2654435761u;
+  if constexpr (ORDER == WS) {
+    // Warpgroups 0 and 1 multiply (SS: A and B from shared memory); the
+    // other WGS - 2 make each sub-stage's A (alu steps a register, as the
+    // other orders' warps do for themselves) and store it into one of WS_S
+    // slots of 32 KB (16 KB a multiplying warpgroup), after B's 8 KB at
+    // base.  full[s] counts the makers' warps in, empty[s] the multipliers'
+    // warps once their wgmmas that read slot s are retired.
+    constexpr int S = 4, MAKERS = WGS - 2;
+    static_assert(MAKERS >= 1 && 2 % MAKERS == 0, "one or two making warpgroups");
+    const unsigned slots = base + 8192, bars = base + 8192 + S * 32768;
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < S; i++) {
+        mb_init(bars + 8 * i, 4 * MAKERS);
+        mb_init(bars + 8 * (S + i), 8);
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    if (wg >= 2) {
+      const int m = wg - 2, t = threadIdx.x & 127;
+      for (int it = 0; it < iters; it++) {
+        const int sl = it % S;
+        if (it >= S) mb_wait(bars + 8 * (S + sl), (unsigned)(it / S - 1) & 1u);
+#pragma unroll
+        for (int h = 0; h < 2 / MAKERS; h++) {   // 16 KB a set of 128 threads
+          // (chunk (h MAKERS + m) 8 + j of 2 KB: the A of multiplying
+          // warpgroup h MAKERS + m's wgmma j)
+          make_a<ALU>(a0, seed0 + it + h, s2, b2);
+          const unsigned at = slots + sl * 32768 + (h * MAKERS + m) * 16384 + t * 16;
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+            asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(at + j * 2048),
+                         "r"(a0[j][0]), "r"(a0[j][1]), "r"(a0[j][2]), "r"(a0[j][3])
+                         : "memory");
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   // seen by wgmma
+        __syncwarp();
+        if (lane == 0) mb_arrive(bars + 8 * sl);
+      }
+    } else {
+      for (int it = 0; it < iters; it++) {
+        const int sl = it % S;
+        mb_wait(bars + 8 * sl, (unsigned)(it / S) & 1u);
+        wg_fence();
+        const unsigned long long as = desc(slots + sl * 32768 + wg * 16384, 64);
+#pragma unroll
+        for (int j = 0; j < 8; j++) wg_ss<N>(d, as + 128 * j, bd + 2 * j);
+        wg_commit();
+        wg_wait<1>();   // the sub-stage before is retired: its slot is free
+        if (it > 0 && lane == 0) mb_arrive(bars + 8 * (S + (it - 1) % S));
+      }
+    }
+  } else if constexpr (ORDER == SS) {
+    for (int it = 0; it < iters; it++) {
+      wg_wait<1>();
+      wg_fence();
+#pragma unroll
+      for (int j = 0; j < 8; j++) wg_ss<N>(d, ad + 2 * j, bd + 2 * j);
+      wg_commit();
+    }
+  } else if constexpr (ORDER == WAIT1) {
+    for (int it = 0; it < iters; it += 2) {
+      wg_wait<1>();
+#pragma unroll
+      for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) keep(a0[j][r]);
+      make_a<ALU>(a0, seed0 + it, s2, b2);
+      wg_fence();
+#pragma unroll
+      for (int j = 0; j < 8; j++) wg_rs<N>(d, a0[j], bd + 2 * j);
+      wg_commit();
+      wg_wait<1>();
+#pragma unroll
+      for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) keep(a1[j][r]);
+      make_a<ALU>(a1, seed0 + it + 1, s2, b2);
+      wg_fence();
+#pragma unroll
+      for (int j = 0; j < 8; j++) wg_rs<N>(d, a1[j], bd + 2 * j);
+      wg_commit();
+    }
+  } else {
+    if (ORDER == TURNS && wg == 1) asm volatile("bar.arrive 1, 256;" ::: "memory");
+    for (int it = 0; it < iters; it++) {
+      wg_wait<0>();
+      make_a<ALU>(a0, seed0 + it, s2, b2);
+      // (no branch near the wgmmas: the barrier's id in a register, and
+      // no turn skipped, so ptxas does not serialise them, C7520)
+      if (ORDER == TURNS) asm volatile("bar.sync %0, 256;" ::"r"(1 + wg) : "memory");
+      wg_fence();
+#pragma unroll
+      for (int j = 0; j < 8; j++) wg_rs<N>(d, a0[j], bd + 2 * j);
+      wg_commit();
+      if (ORDER == TURNS) asm volatile("bar.arrive %0, 256;" ::"r"(2 - wg) : "memory");
+    }
+    // (turns: warpgroup 1 gave 0 its first turn before the loop, and 0
+    // takes 1's last one after it, so that every arrival meets its wait)
+    if (ORDER == TURNS && wg == 0) asm volatile("bar.sync 1, 256;" ::: "memory");
+  }
+  wg_wait<0>();
+#pragma unroll
+  for (int i = 0; i < N / 2; i++) keepf(d[i]);   // read below only after the wait
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < N / 2; i++) s += d[i];
+  if (s == 1234.5f) sink[threadIdx.x] = s;   // keeps the sums alive
+}
+
+// ALU work alone, beside the wgmma kernel on the same SMs (one block of
+// four warps an SM, no shared memory): whether other warps' instructions
+// slow a warpgroup's wgmmas as its own do.
+template <int ALU>
+__global__ void __launch_bounds__(128) busy(int iters, unsigned s2, unsigned b2, float *sink) {
+  unsigned a[8][4], acc = 0;
+  for (int it = 0; it < iters; it++) {
+    make_a<ALU>(a, threadIdx.x * 2654435761u + it, s2, b2);
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int r = 0; r < 4; r++) acc += a[j][r];
+  }
+  if (acc == 12345u) sink[threadIdx.x] = (float)acc;
+}
+
+// TFLOP/s of one loop shape: the best of five launches of 132 blocks
+// (BESIDE: each with the ALU kernel running on the same SMs, started first
+// and lasting longer).
+template <int N, int ORDER, int WGS, int ALU, bool BESIDE = false>
+static double run(int sms, float *sink) {
+  const int wgs = WGS, iters = 4000;
+  auto k = rate<N, ORDER, WGS, ALU>;
+  const int smem = ORDER == WS ? 8192 + 4 * 32768 + 64 : 64 * 1024;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const __half2 s = __floats2half2_rn(1.0f, 1.0f), b = __floats2half2_rn(-1024.f, -1024.f);
+  const unsigned s2 = *reinterpret_cast<const unsigned *>(&s),
+                 b2 = *reinterpret_cast<const unsigned *>(&b);
+  cudaStream_t sm, sb;
+  CK(cudaStreamCreateWithFlags(&sm, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&sb, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  k<<<sms, 128 * wgs, smem, sm>>>(iters / 10, s2, b2, sink);   // warm-up
+  CK(cudaGetLastError());
+  float best = 1e30f;
+  for (int rep = 0; rep < 5; rep++) {
+    if (BESIDE) {
+      busy<5><<<sms, 128, 0, sb>>>(60000, s2, b2, sink);
+      CK(cudaGetLastError());
+    }
+    CK(cudaEventRecord(e0, sm));
+    k<<<sms, 128 * wgs, smem, sm>>>(iters, s2, b2, sink);
+    CK(cudaEventRecord(e1, sm));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaDeviceSynchronize());
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (ms < best) best = ms;
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  CK(cudaStreamDestroy(sm));
+  CK(cudaStreamDestroy(sb));
+  const double flop = 2.0 * 64 * N * 16 * 8 * (double)iters * (ORDER == WS ? 2 : wgs) * sms;
+  return flop / (best * 1e-3) / 1e12;
+}
+
+struct row { int n, order, wgs, alu; double tf; };   // order 5, 6: wait1, ss beside busy
+
+// Every ALU count of one loop shape (A's making has none with SS).
+// (each row also printed as it comes, should a later one never end)
+template <int N, int ORDER, int WGS>
+static void sweep(row *rows, int &nr, int sms, float *sink) {
+  rows[nr++] = {N, ORDER, WGS, 0, run<N, ORDER, WGS, 0>(sms, sink)};
+  if constexpr (ORDER != SS) {
+    rows[nr++] = {N, ORDER, WGS, 3, run<N, ORDER, WGS, 3>(sms, sink)};
+    rows[nr++] = {N, ORDER, WGS, 5, run<N, ORDER, WGS, 5>(sms, sink)};
+  }
+  for (int i = ORDER == SS ? nr - 1 : nr - 3; i < nr; i++)
+    fprintf(stderr, "  (N %d, order %d, %d warpgroups, alu %d: %.1f TFLOP/s)\n", rows[i].n,
+            rows[i].order, rows[i].wgs, rows[i].alu, rows[i].tf);
+}
+
+int main() {
+  int dev = 0, sms = 0, major = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  if (major != 9) {
+    printf("wgmma_rate: needs an sm_90 device (this one is sm_%d0)\n", major);
+    return 2;
+  }
+  float *sink;
+  CK(cudaMalloc(&sink, 4096));
+  row rows[64];
+  int nr = 0;
+  sweep<128, WAIT0, 1>(rows, nr, sms, sink);
+  sweep<128, WAIT1, 1>(rows, nr, sms, sink);
+  sweep<128, SS, 1>(rows, nr, sms, sink);
+  sweep<128, WAIT0, 2>(rows, nr, sms, sink);
+  sweep<128, TURNS, 2>(rows, nr, sms, sink);
+  sweep<128, WAIT1, 2>(rows, nr, sms, sink);
+  sweep<128, WAIT0, 3>(rows, nr, sms, sink);
+  sweep<128, WAIT1, 3>(rows, nr, sms, sink);
+  sweep<256, WAIT0, 1>(rows, nr, sms, sink);
+  sweep<256, WAIT1, 1>(rows, nr, sms, sink);
+  sweep<256, SS, 1>(rows, nr, sms, sink);
+  sweep<256, WAIT0, 2>(rows, nr, sms, sink);
+  sweep<256, TURNS, 2>(rows, nr, sms, sink);
+  sweep<256, WAIT1, 2>(rows, nr, sms, sink);
+  sweep<128, WS, 3>(rows, nr, sms, sink);
+  sweep<128, WS, 4>(rows, nr, sms, sink);
+  sweep<256, WS, 3>(rows, nr, sms, sink);
+  rows[nr++] = {128, 5, 2, 0, run<128, WAIT1, 2, 0, true>(sms, sink)};
+  rows[nr++] = {128, 6, 2, 0, run<128, SS, 2, 0, true>(sms, sink)};
+  rows[nr++] = {128, 5, 1, 0, run<128, WAIT1, 1, 0, true>(sms, sink)};
+  const char *names[] = {"wait0", "turns", "wait1", "ss", "ws", "wait1+", "ss+"};
+  double best = 0;
+  for (int i = 0; i < nr; i++) best = rows[i].tf > best ? rows[i].tf : best;
+  printf("wgmma m64nNk16 f16 -> f32, %d blocks (one an SM), 8 wgmmas a sub-stage\n", sms);
+  printf("%5s %7s %3s %4s %9s %6s\n", "N", "order", "wgs", "alu", "TFLOP/s", "share");
+  for (int i = 0; i < nr; i++)
+    printf("%5d %7s %3d %4d %9.1f %6.2f\n", rows[i].n, names[rows[i].order], rows[i].wgs,
+           rows[i].alu, rows[i].tf, rows[i].tf / best);
+  CK(cudaFree(sink));
+  return 0;
+}
