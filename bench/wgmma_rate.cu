@@ -31,9 +31,10 @@
 //            and store it into a ring of four 32 KB slots of shared memory,
 //            handed over by mbarriers (full: made; empty: multiplied);
 //            "wgs" counts both kinds, the TFLOP/s the multipliers';
-//   wait1+, ss+: wait1 and ss (alu 0) while another kernel's warps (one
-//            block of four an SM, `busy`) run 5 ALU steps a register on
-//            the same SMs (its own progress is not measured).
+//   wait1+, ss+: wait1 (one warpgroup) and ss (two), alu 0, while another
+//            kernel's warps (one block of four an SM, `busy`) run 5 ALU
+//            steps a register on the same SMs (its own progress is not
+//            measured).
 // Prints TFLOP/s a row (to stderr as each is measured), and at the end the
 // table with each row's share of the best rate.  docs/architecture.md
 // ("Overlap inside a warpgroup") has the H200's figures and what they say.
@@ -249,7 +250,7 @@ __device__ __forceinline__ void mb_wait(unsigned bar, unsigned parity) {
   } while (!done);
 }
 
-enum { WAIT0, TURNS, WAIT1, SS, WS };
+enum { WAIT0, TURNS, WAIT1, SS, WS };   // (names[], below: change them together)
 
 template <int N, int ORDER, int WGS, int ALU>
 __global__ void __launch_bounds__(128 * WGS, 1)
@@ -275,7 +276,7 @@ rate(int iters, unsigned s2, unsigned b2, float *sink) {
   if constexpr (ORDER == WS) {
     // Warpgroups 0 and 1 multiply (SS: A and B from shared memory); the
     // other WGS - 2 make each sub-stage's A (alu steps a register, as the
-    // other orders' warps do for themselves) and store it into one of WS_S
+    // other orders' warps do for themselves) and store it into one of S
     // slots of 32 KB (16 KB a multiplying warpgroup), after B's 8 KB at
     // base.  full[s] counts the makers' warps in, empty[s] the multipliers'
     // warps once their wgmmas that read slot s are retired.
@@ -442,20 +443,24 @@ static double run(int sms, float *sink) {
   return flop / (best * 1e-3) / 1e12;
 }
 
-struct row { int n, order, wgs, alu; double tf; };   // order 5, 6: wait1, ss beside busy
+struct row { int n, order, wgs, alu; bool beside; double tf; };
+static const char *const names[] = {"wait0", "turns", "wait1", "ss", "ws"};   // the enum's order
+
+// Appends a row, printed as it comes too, should a later one never end.
+static void add(row *rows, int &nr, row r) {
+  rows[nr++] = r;
+  fprintf(stderr, "  (N %d, %s%s, %d warpgroups, alu %d: %.1f TFLOP/s)\n", r.n,
+          names[r.order], r.beside ? "+" : "", r.wgs, r.alu, r.tf);
+}
 
 // Every ALU count of one loop shape (A's making has none with SS).
-// (each row also printed as it comes, should a later one never end)
 template <int N, int ORDER, int WGS>
 static void sweep(row *rows, int &nr, int sms, float *sink) {
-  rows[nr++] = {N, ORDER, WGS, 0, run<N, ORDER, WGS, 0>(sms, sink)};
+  add(rows, nr, {N, ORDER, WGS, 0, false, run<N, ORDER, WGS, 0>(sms, sink)});
   if constexpr (ORDER != SS) {
-    rows[nr++] = {N, ORDER, WGS, 3, run<N, ORDER, WGS, 3>(sms, sink)};
-    rows[nr++] = {N, ORDER, WGS, 5, run<N, ORDER, WGS, 5>(sms, sink)};
+    add(rows, nr, {N, ORDER, WGS, 3, false, run<N, ORDER, WGS, 3>(sms, sink)});
+    add(rows, nr, {N, ORDER, WGS, 5, false, run<N, ORDER, WGS, 5>(sms, sink)});
   }
-  for (int i = ORDER == SS ? nr - 1 : nr - 3; i < nr; i++)
-    fprintf(stderr, "  (N %d, order %d, %d warpgroups, alu %d: %.1f TFLOP/s)\n", rows[i].n,
-            rows[i].order, rows[i].wgs, rows[i].alu, rows[i].tf);
 }
 
 int main() {
@@ -487,17 +492,17 @@ int main() {
   sweep<128, WS, 3>(rows, nr, sms, sink);
   sweep<128, WS, 4>(rows, nr, sms, sink);
   sweep<256, WS, 3>(rows, nr, sms, sink);
-  rows[nr++] = {128, 5, 2, 0, run<128, WAIT1, 2, 0, true>(sms, sink)};
-  rows[nr++] = {128, 6, 2, 0, run<128, SS, 2, 0, true>(sms, sink)};
-  rows[nr++] = {128, 5, 1, 0, run<128, WAIT1, 1, 0, true>(sms, sink)};
-  const char *names[] = {"wait0", "turns", "wait1", "ss", "ws", "wait1+", "ss+"};
+  // (beside the ALU kernel: one warpgroup of RS wgmmas, two of SS; two RS
+  // warpgroups' registers and that kernel's do not fit one SM together)
+  add(rows, nr, {128, WAIT1, 1, 0, true, run<128, WAIT1, 1, 0, true>(sms, sink)});
+  add(rows, nr, {128, SS, 2, 0, true, run<128, SS, 2, 0, true>(sms, sink)});
   double best = 0;
   for (int i = 0; i < nr; i++) best = rows[i].tf > best ? rows[i].tf : best;
   printf("wgmma m64nNk16 f16 -> f32, %d blocks (one an SM), 8 wgmmas a sub-stage\n", sms);
   printf("%5s %7s %3s %4s %9s %6s\n", "N", "order", "wgs", "alu", "TFLOP/s", "share");
   for (int i = 0; i < nr; i++)
-    printf("%5d %7s %3d %4d %9.1f %6.2f\n", rows[i].n, names[rows[i].order], rows[i].wgs,
-           rows[i].alu, rows[i].tf, rows[i].tf / best);
+    printf("%5d %6s%s %3d %4d %9.1f %6.2f\n", rows[i].n, names[rows[i].order],
+           rows[i].beside ? "+" : " ", rows[i].wgs, rows[i].alu, rows[i].tf, rows[i].tf / best);
   CK(cudaFree(sink));
   return 0;
 }
