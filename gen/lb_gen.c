@@ -753,6 +753,37 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   }
 }
 
+/* Each block copies its resident rows of x once, through L1 (lb_cp_rows),
+** where lb_gemv reads them from L2 with every tile; the plan's budget
+** (LB_XRES_KB, one row where blocks are many: one_row_x) keeps one to
+** three rows of 4096 and more.  More rows are worth it where no SM then
+** holds fewer blocks than an even spread of the grid puts there.  H200,
+** 2026-11-30, one device call, `tests/gpu/ab.sh` of main against up to 8
+** rows under that condition (a16w4_g128, a16w8_channel, a16w2_g64 at K x
+** N = 4096 x 6144, 4096 x 4096, 4096 x 28672, 14336 x 4096, 8192 x 8192,
+** M = 2, 4, 6, 8, 60 rows, all correct): at M = 2 and 4 none more than
+** 1.3% slower and 12 rows 5 to 12.5% faster (a16w4_g128 8192 x 8192 16.9 /
+** 17.4 -> 15.1 / 15.6 us, 14336 x 4096 at M = 2 16.0 -> 14.0; a16w2_g64
+** 14336 x 4096 at M = 2 17.3 -> 15.2); bench/model.py's step overlapped at
+** M = 2 / 4 1313.1 / 1382.7 -> 1248.6 / 1344.4 us.  At M = 6 and 8 also
+** up to 12% faster (a16w4_g128 4096 x 4096), but a16w8_channel at 4096 x
+** 6144, M = 8 (eight rows, 64 KB a block, as much as its codes), 13.9 ->
+** 18.3: four rows at most.  Not for clusters (a sliver of x a block) nor
+** two or more fragments (x resident measured slower at 9..16 rows). */
+int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
+                    int smopt, int smem) {
+  int even, room, rows;
+  if (c->xs_m == 0 || c->nf > 1 || c->cluster > 1 || sms <= 0 ||
+      smsm <= 0 || c->xrowb <= 0 || c->grid <= 0)
+    return c->xs_m;
+  even = (c->grid + sms - 1) / sms;
+  room = smsm / even - smres - smem;
+  if (room > smopt - smem) room = smopt - smem;
+  rows = room > 0 ? room / c->xrowb : 0;
+  if (rows > LB_XS_MORE) rows = LB_XS_MORE;
+  return rows > c->xs_m ? rows : c->xs_m;
+}
+
 void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem) {
   const int fold = arch >= 90 ? 1 : c->fold;
   *threads = 32 * c->warps * fold;

@@ -422,6 +422,14 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
     /* info: the larger of the two kernels' registers and spills */
     CUresult rc = get_kernel(c, mod, LB_KERNEL, smem, &fn, &info.regs,
                              &info.spill);
+    int stat = 0;   /* the kernel's static shared memory (its sums) */
+    if (rc == CUDA_SUCCESS &&
+        (rc = c->cu->FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                      fn)) == CUDA_SUCCESS)
+      /* more rows of x resident where this device's shared memory has
+      ** room for them at an even spread of the grid */
+      cfg.xs_m = lb_gemv_xs_rows(&cfg, c->sms, c->smsm, c->smres, c->smopt,
+                                 smem + stat);
     if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, where, LB_KERNEL);
     else if (cfg.xs_m > 0 &&

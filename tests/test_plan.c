@@ -111,6 +111,27 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         c.smem + c.xs_m * c.xrowb + red <= 227 * 1024,
         "%s n=%d k=%d: resident x of %d rows of %d bytes", name, n, k, c.xs_m,
         c.xrowb);
+  /* the rows the runtime keeps resident on an H100/H200 (228 KB an SM, 1
+  ** KB a block reserved, 227 KB at most a block): the plan's, or more, to
+  ** LB_XS_MORE, only where the grid's even spread still fits every SM
+  ** (the static sums, red, beside the rings); on an unknown device the
+  ** plan's */
+  {
+    const int smsm = 228 * 1024, res = 1024, opt = 227 * 1024;
+    const int xr = lb_gemv_xs_rows(&c, sms, smsm, res, opt, c.smem + red);
+    const long long even = (c.grid + sms - 1) / sms;
+    CHECK(xr == c.xs_m ||
+              (xr > c.xs_m && xr <= LB_XS_MORE && c.nf == 1 &&
+               c.cluster == 1 &&
+               even * (c.smem + red + (long long)xr * c.xrowb + res) <= smsm &&
+               c.smem + red + xr * c.xrowb <= opt),
+          "%s n=%d k=%d m=%d: %d rows of x resident on an H200 (the plan's "
+          "%d, %lld blocks an SM of %d + %d bytes)", name, n, k, m, xr,
+          c.xs_m, even, c.smem + red, c.xrowb);
+    CHECK(lb_gemv_xs_rows(&c, sms, 0, 0, 0, c.smem + red) == c.xs_m,
+          "%s n=%d k=%d m=%d: resident rows on an unknown device", name, n,
+          k, m);
+  }
   CHECK(c.minb >= 1 && c.minb <= 8, "%s n=%d k=%d: minb %d", name, n, k,
         c.minb);
   /* scales in the ring: only where a stage outlives its tile's math, and
@@ -577,6 +598,33 @@ static void check_two_frag_xs(void) {
 ** (one where the blocks were made smaller, as each copies its x; none
 ** where a row is more than LB_XRES_KB, with two fragments or, at 1024 x
 ** 4096, a cluster). */
+/* x resident for more rows on an H200 where the even spread has room
+** (lb_gemv_xs_rows): the model's layers of 4096 and 8192 rows of K
+** (N x K, the rows).  The plan's 0 stays 0 (no lb_gemv_xs), and so do
+** two fragments. */
+static void check_xs_rows(void) {
+  static const int want[7][4] = {{6144, 4096, 1, 4},    {4096, 4096, 1, 4},
+                                 {28672, 4096, 1, 2},   {4096, 14336, 1, 3},
+                                 {8192, 8192, 1, 4},    {4096, 4096, 16, 0},
+                                 {1024, 4096, 1, 0}};
+  lb_recipe *r = NULL;
+  int i;
+  if ((r = load("w4.lua", w4_text)) == NULL) return;
+  for (i = 0; i < 7; i++) {
+    lb_gemv_cfg c;
+    const int *w = want[i];
+    int threads, smem, xr = -1;
+    if (gemv_rows(r, "w4", w[0], w[1], w[2], NULL, &c)) {
+      lb_gemv_block(&c, 90, &threads, &smem);
+      xr = lb_gemv_xs_rows(&c, 132, 228 * 1024, 1024, 227 * 1024,
+                           smem + c.warps * 4 * c.nf * 32 * 4);
+    }
+    CHECK(xr == w[3], "w4 %d x %d, m = %d: x resident to m = %d on an "
+          "H200, not %d (the plan's %d)", w[1], w[0], w[2], xr, w[3], c.xs_m);
+  }
+  lb_recipe_free(r);
+}
+
 static void check_even(void) {
   static const int want[6][6] = {{28672, 4096, 1, 896, 2, 1},
                                  {28672, 16384, 1, 896, 2, 0},
@@ -1435,6 +1483,7 @@ int main(void) {
   check_ring_scales();
   check_two_frag_xs();
   check_even();
+  check_xs_rows();
   check_one_tile();
   check_two_tiles();
   check_mixed_slots();
