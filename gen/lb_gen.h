@@ -90,9 +90,9 @@ lb_status lb_gen_gemv(const lb_recipe *r, int n, int k, int m, int sms,
 void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem);
 /* The rows of x a GEMV of plan c keeps resident on a device of sms SMs
 ** with smsm bytes of shared memory an SM, smres reserved a block and
-** smopt at most a block, its block taking smem bytes besides x
-** (lb_gemv_block): c->xs_m, or up to LB_XS_MORE where an even spread of
-** the grid leaves room (0 for an unknown device: c->xs_m). */
+** smopt at most a block, its block taking smem bytes besides x: the
+** plan's c->xs_m, or more, up to LB_XS_MORE, where an even spread of the
+** grid leaves room for them (smsm 0, a device not known: c->xs_m). */
 #define LB_XS_MORE 4
 int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
                     int smopt, int smem);

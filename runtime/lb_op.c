@@ -423,16 +423,14 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
     CUresult rc = get_kernel(c, mod, LB_KERNEL, smem, &fn, &info.regs,
                              &info.spill);
     int stat = 0;   /* the kernel's static shared memory (its sums) */
-    if (rc == CUDA_SUCCESS &&
-        (rc = c->cu->FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                      fn)) == CUDA_SUCCESS)
-      /* more rows of x resident where this device's shared memory has
-      ** room for them at an even spread of the grid */
-      cfg.xs_m = lb_gemv_xs_rows(&cfg, c->sms, c->smsm, c->smres, c->smopt,
-                                 smem + stat);
     if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, where, LB_KERNEL);
-    else if (cfg.xs_m > 0 &&
+    else if ((rc = c->cu->FuncGetAttribute(
+                  &stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn)) !=
+             CUDA_SUCCESS)
+      st = lb_cufail(rc, where, "cuFuncGetAttribute (shared memory)");
+    else if ((cfg.xs_m = lb_gemv_xs_rows(&cfg, c->sms, c->smsm, c->smres,
+                                         c->smopt, smem + stat)) > 0 &&
              (rc = get_kernel(c, mod, LB_KERNEL_XS,
                               smem + cfg.xs_m * cfg.xrowb, &fn_xs,
                               &info.regs, &info.spill)) != CUDA_SUCCESS) {
