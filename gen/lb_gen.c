@@ -762,13 +762,16 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
 ** rows under that condition (a16w4_g128, a16w8_channel, a16w2_g64 at K x
 ** N = 4096 x 6144, 4096 x 4096, 4096 x 28672, 14336 x 4096, 8192 x 8192,
 ** M = 2, 4, 6, 8, 60 rows, all correct): at M = 2 and 4 none more than
-** 1.3% slower and 12 rows 5 to 12.5% faster (a16w4_g128 8192 x 8192 16.9 /
+** 1.3% slower and 10 of 30 rows 5 to 12.5% faster (a16w4_g128 8192 x 8192 16.9 /
 ** 17.4 -> 15.1 / 15.6 us, 14336 x 4096 at M = 2 16.0 -> 14.0; a16w2_g64
 ** 14336 x 4096 at M = 2 17.3 -> 15.2); bench/model.py's step overlapped at
 ** M = 2 / 4 1313.1 / 1382.7 -> 1248.6 / 1344.4 us.  At M = 6 and 8 also
 ** up to 12% faster (a16w4_g128 4096 x 4096), but a16w8_channel at 4096 x
 ** 6144, M = 8 (eight rows, 64 KB a block, as much as its codes), 13.9 ->
-** 18.3: four rows at most.  Not for clusters (a sliver of x a block) nor
+** 18.3: four rows at most.  With four (the next call, a16w4_g128,
+** a16w3_g128, a16w1_g64, bf16w4_g128, M = 2..4, the same shapes): 0.81 to
+** 1.026 (a16w3_g128 4096 x 6144, M = 3, 13.7 -> 11.1 us), the model's
+** step at M = 2 / 4 1304.7 / 1388.3 -> 1252.3 / 1356.6.  Not for clusters (a sliver of x a block) nor
 ** two or more fragments (x resident measured slower at 9..16 rows). */
 int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
                     int smopt, int smem) {
