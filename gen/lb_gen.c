@@ -732,7 +732,12 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
                                 "an SM"
                               : "wide state, registers left to ptxas");
-  if (cfg->xs_m > 0)
+  if (lb_gemv_xs_most(cfg) > cfg->xs_m)
+    lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d "
+                     "(the runtime: up to %d\n// where the device has room, "
+                     "lb_gemv_xs_rows); lb_gemv reads it from global memory.\n",
+                  cfg->xs_m, lb_gemv_xs_most(cfg));
+  else if (cfg->xs_m > 0)
     lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d; "
                      "lb_gemv reads it from global memory.\n", cfg->xs_m);
   else
@@ -773,11 +778,18 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
 ** 1.026 (a16w3_g128 4096 x 6144, M = 3, 13.7 -> 11.1 us), the model's
 ** step at M = 2 / 4 1304.7 / 1388.3 -> 1252.3 / 1356.6.  Not for clusters (a sliver of x a block) nor
 ** two or more fragments (x resident measured slower at 9..16 rows). */
+int lb_gemv_xs_most(const lb_gemv_cfg *c) {
+  return c->xs_m == 0 || c->xs_m >= LB_XS_MORE || c->nf > 1 ||
+                 c->cluster > 1
+             ? c->xs_m
+             : LB_XS_MORE;
+}
+
 int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
                     int smopt, int smem) {
   int even, room, rows;
-  if (c->xs_m == 0 || c->nf > 1 || c->cluster > 1 || sms <= 0 ||
-      smsm <= 0 || c->xrowb <= 0 || c->grid <= 0)
+  if (lb_gemv_xs_most(c) == c->xs_m || sms <= 0 || smsm <= 0 ||
+      c->xrowb <= 0 || c->grid <= 0)
     return c->xs_m;
   even = (c->grid + sms - 1) / sms;
   room = smsm / even - smres - smem;

@@ -96,6 +96,8 @@ void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem);
 #define LB_XS_MORE 4
 int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
                     int smopt, int smem);
+/* The most rows lb_gemv_xs_rows may give plan c on any device. */
+int lb_gemv_xs_most(const lb_gemv_cfg *c);
 /* The plan alone (what lb_gen_gemv would write into the source). */
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int m, int sms,
                        const char *plan, const char *from, lb_gemv_cfg *cfg);
