@@ -591,13 +591,6 @@ static void check_two_frag_xs(void) {
   lb_recipe_free(r);
 }
 
-/* Blocks of fewer channel groups where that spreads a grid of a wave or
-** more evenly over the SMs, for one fragment only (lb_gen.c, "Even
-** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
-** until 2026-11-28.  Each row: n, k, m, grid, warps, rows of x resident
-** (one where the blocks were made smaller, as each copies its x; none
-** where a row is more than LB_XRES_KB, with two fragments or, at 1024 x
-** 4096, a cluster). */
 /* x resident for more rows on an H200 where the even spread has room
 ** (lb_gemv_xs_rows): the model's layers of 4096 and 8192 rows of K
 ** (N x K, the rows).  The plan's 0 stays 0 (no lb_gemv_xs), and so do
@@ -614,6 +607,7 @@ static void check_xs_rows(void) {
     lb_gemv_cfg c;
     const int *w = want[i];
     int threads, smem, xr = -1;
+    memset(&c, 0, sizeof c);   /* (printed below if the plan fails) */
     if (gemv_rows(r, "w4", w[0], w[1], w[2], NULL, &c)) {
       lb_gemv_block(&c, 90, &threads, &smem);
       xr = lb_gemv_xs_rows(&c, 132, 228 * 1024, 1024, 227 * 1024,
@@ -625,6 +619,13 @@ static void check_xs_rows(void) {
   lb_recipe_free(r);
 }
 
+/* Blocks of fewer channel groups where that spreads a grid of a wave or
+** more evenly over the SMs, for one fragment only (lb_gen.c, "Even
+** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
+** until 2026-11-28.  Each row: n, k, m, grid, warps, rows of x resident
+** (one where the blocks were made smaller, as each copies its x; none
+** where a row is more than LB_XRES_KB, with two fragments or, at 1024 x
+** 4096, a cluster). */
 static void check_even(void) {
   static const int want[6][6] = {{28672, 4096, 1, 896, 2, 1},
                                  {28672, 16384, 1, 896, 2, 0},
