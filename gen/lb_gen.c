@@ -732,15 +732,14 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
                                 "an SM"
                               : "wide state, registers left to ptxas");
-  if (lb_gemv_xs_most(cfg) > cfg->xs_m)
-    lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d "
-                     "(the runtime: up to %d\n// where the device has room, "
-                     "lb_gemv_xs_rows); lb_gemv reads it from global memory.\n",
-                  cfg->xs_m, lb_gemv_xs_most(cfg));
-  else if (cfg->xs_m > 0)
-    lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d; "
-                     "lb_gemv reads it from global memory.\n", cfg->xs_m);
-  else
+  if (cfg->xs_m > 0) {
+    lb_buf_printf(b, "// lb_gemv_xs keeps x in shared memory, for m up to %d",
+                  cfg->xs_m);
+    if (lb_gemv_xs_most(cfg) > cfg->xs_m)
+      lb_buf_printf(b, " (the runtime: up to %d\n// where the device has room, "
+                       "lb_gemv_xs_rows)", lb_gemv_xs_most(cfg));
+    lb_buf_puts(b, "; lb_gemv reads it from global memory.\n");
+  } else
     lb_buf_puts(b, "// lb_gemv reads x from global memory (no lb_gemv_xs: "
                    "x does not fit, or this plan\n// uses too little of it to "
                    "copy it whole).\n");

@@ -119,16 +119,16 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = check_m(m, fn)) != LB_OK) return st;
   if (m <= reach(r, n, k)) {
     lb_gemv_cfg c;
-    char fold[48] = "", xs[96];
+    char fold[48] = "", more[48] = "", xs[96];
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
                            "LOWBIT_PLAN", &c)) != LB_OK)
       return st;
     snprintf(out->kind, sizeof out->kind, "gemv");
-    if (lb_gemv_xs_most(&c) > c.xs_m)
-      snprintf(xs, sizeof xs, "x resident up to m = %d (up to %d where "
-               "the device has room)", c.xs_m, lb_gemv_xs_most(&c));
-    else if (c.xs_m > 0)
-      snprintf(xs, sizeof xs, "x resident up to m = %d", c.xs_m);
+    if (lb_gemv_xs_most(&c) > c.xs_m)   /* (lb_gemv_xs_rows may add rows) */
+      snprintf(more, sizeof more, " (up to %d where the device has room)",
+               lb_gemv_xs_most(&c));
+    if (c.xs_m > 0)
+      snprintf(xs, sizeof xs, "x resident up to m = %d%s", c.xs_m, more);
     else
       snprintf(xs, sizeof xs, "x from global memory");
     if (c.fold > 1)
