@@ -185,13 +185,18 @@ static int ring_scales(const lb_format *f, int k) {
          (f->zeros ? 16 * (f->gpt * f->zsize + 16) : 0);
 }
 
-/* Whether plan c's stages take the tile's scales too (sst bytes of them
-** a stage, ring_scales; 0: not this format): stages the tile's math
-** keeps (lazy), with room beside the words (stage bytes) of its warps'
-** stages, in LB_RING_KB. */
-static int ring_takes(const lb_gemv_cfg *c, int stage, int sst) {
+/* Whether a block of plan c's warps times fold, `stages` deep, takes the
+** tile's scales too (sst bytes of them a stage, ring_scales; 0: not this
+** format): stages the tile's math keeps (lazy), with room beside the
+** words (stage bytes), in LB_RING_KB. */
+static int ring_fits(const lb_gemv_cfg *c, int stage, int sst, int stages,
+                     int fold) {
   return sst > 0 && c->lazy &&
-         c->warps * c->stages * (stage + sst) * c->fold <= LB_RING_KB * 1024;
+         c->warps * stages * (stage + sst) * fold <= LB_RING_KB * 1024;
+}
+/* The same for both kernels of the plan's stages (fold: the larger). */
+static int ring_takes(const lb_gemv_cfg *c, int stage, int sst) {
+  return ring_fits(c, stage, sst, c->stages, c->fold);
 }
 
 /* The blocks of plan c for `groups` channel groups (a cluster's as many). */
@@ -236,22 +241,30 @@ static void plan_resident(const lb_format *f, int k, lb_gemv_cfg *cfg,
                           int stage, int sst) {
   int rowb = lb_format_groups(f, k) * slot_bytes(f);
   int rows = 16 * cfg->warps / cfg->split, arrays = f->zeros ? 2 : 1;
+  /* the rings of sm_90's block and of the folded one before it */
   int ring = cfg->warps * cfg->stages * stage;
-  cfg->srowb = cfg->sring = cfg->zring = 0;
+  int fring = cfg->warps * cfg->fstages * stage * cfg->fold;
+  const int same = cfg->fstages == cfg->stages;
+  cfg->srowb = cfg->sring = cfg->zring = cfg->fsr = 0;
   /* (never resident: ring_scales; a stage read into registers, lazy 0,
-  ** is refilled before its tile's math) */
-  if (cfg->sr && ring_takes(cfg, stage, sst)) {
+  ** is refilled before its tile's math).  With the kernels' stages
+  ** apart, sm_90's one stage may take them where the block before it,
+  ** two deep, has no room (a16w5_g64 at 16384 x 1024; `fsr`). */
+  if (cfg->sr && ring_fits(cfg, stage, sst, cfg->stages,
+                           same ? cfg->fold : 1)) {
     cfg->sring = f->gpt * f->ssize + 16;
     cfg->zring = f->zeros ? f->gpt * f->zsize + 16 : 0;
     ring += cfg->warps * cfg->stages * sst;
+    cfg->fsr = same || ring_fits(cfg, stage, sst, cfg->fstages, cfg->fold);
+    if (cfg->fsr) fring += cfg->warps * cfg->fstages * sst * cfg->fold;
   }
   /* (the folded block's ring, before sm_90, is the larger) */
   if (whole_chunks(f, lb_format_groups(f, k)) && (f->gpt > 2 || !mixed(f)) &&
       rows * (rowb + 16) * arrays <= LB_SRES_KB * 1024 &&
-      ring * cfg->fold + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
+      fring + rows * (rowb + 16) * arrays <= LB_RING_KB * 1024)
     cfg->srowb = rowb + 16;
   cfg->smem = ring + rows * cfg->srowb * arrays;
-  cfg->fsmem = cfg->smem + (cfg->fold - 1) * ring;
+  cfg->fsmem = fring + rows * cfg->srowb * arrays;
   cfg->xrowb = x_row_bytes(f, k);
   cfg->xs_m = cfg->xres / cfg->xrowb;
 }
@@ -595,6 +608,24 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       cfg->rsplit = 1;
     }
   }
+  /* 5-bit codes where a cluster leaves each warp two tiles (16 tiles of K
+  ** = 16384, 64 channel groups at N = 1024: clusters of 2, split 4, one
+  ** block an SM): clusters twice as large, a tile a warp, and then one
+  ** stage on sm_90 (below), which leaves room for the scales in the ring:
+  ** the blocks share SMs instead of their warps walking two tiles in turn.
+  ** H200, `tests/gpu/ab.sh` of main against it in one device call
+  ** (2026-11-30, `--m 1,8 --iters 40`), 16384 x 1024, µs at M = 1 / 8:
+  ** 5-bit group 32 with bf16 scales and zeros 16.7 / 17.3 -> 13.7 / 14.3
+  ** (cuBLAS fp16 15.6 at M = 8 on 2026-11-29), a16w5_g64 14.5 / 15.7 ->
+  ** 12.4 / 12.8, group 64 with f32 scales 13.3 / 13.9 -> 12.1 / 12.6, per
+  ** channel, group 256 and group 1024 3 to 8% faster; group 128 with f32
+  ** zeros 12.0 / 13.2 -> 13.7 / 14.4.  Not for 3-bit codes (cluster=4 in
+  ** an earlier call: a16w3_g128 11.3 / 12.2 -> 13.3 / 14.0) nor 6-bit ones
+  ** (tiles of 512: two a warp all the same; group 32 with f32 scales 14.0
+  ** / 15.3 -> 16.7 / 20.1). */
+  if (cfg->lazy && lay.bits == 5 && !cfg->rsplit && cfg->cluster > 1 &&
+      cfg->cluster < 8 && tiles == 2 * cfg->split * cfg->cluster)
+    cfg->cluster *= 2;
   /* 7-bit codes where a warp has one tile (applied below, where a plan
   ** gives a warp one tile of K at most): the tile in four copies, the
   ** math starting on the first (the template's phases).  H200, `lowbit
@@ -700,9 +731,26 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** nor clusters (a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
   ** share SMs that larger ones keep apart. */
   cfg->grid = channel_blocks(cfg, groups);
+  cfg->fstages = cfg->stages;
   if (cfg->lazy && cfg->cluster == 1 &&
       tiles <= (cfg->rsplit ? 1 : cfg->split) && cfg->grid > sms)
-    cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
+    cfg->stages = cfg->fstages = 1;   /* (whatever a plan says: stage 2
+                                      ** would stay empty) */
+  /* The same where a cluster gives each warp one tile and its blocks
+  ** outnumber the SMs (7-bit codes at 16384 x 1024: 512 blocks of 2
+  ** warps in clusters of 8, 67 KB each, three an SM; one stage: 34 KB,
+  ** six), on sm_90 only: before it the block walks K without the
+  ** cluster, its warps more than one tile each, and keeps its stages.
+  ** H200, `tests/gpu/ab.sh` of main against it in one device call
+  ** (2026-11-30, `--m 1,8 --iters 40`), µs at M = 1 / 8: a16w7_g32 15.6 /
+  ** 16.3 -> 14.6 / 15.4, 7-bit group 32 with f32 zeros 16.3 / 17.0 ->
+  ** 15.1 / 15.7; the other 7-bit sweep recipes there, and every one at
+  ** 16384 x 512 and 8192 x 1024 (256 blocks, which take it too), within
+  ** -1..+2.6% (group 64 with f32 scales 15.6 / 16.3 -> 16.0 / 16.7). */
+  else if (cfg->lazy && cfg->cluster > 1 &&
+           tiles <= (cfg->rsplit ? 1 : cfg->split * cfg->cluster) &&
+           cfg->grid * cfg->cluster > sms)
+    cfg->stages = 1;
   cfg->nf = lb_gemv_frags(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
@@ -727,6 +775,20 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
 
 static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   int xs;
+  char st[16];
+  /* the stages, where sm_90's kernel has fewer than the one before it */
+  if (cfg->fstages != cfg->stages)
+    lb_buf_printf(b,
+      "\n// Ring stages: %d on sm_90, where the cluster gives each warp one "
+      "tile; %d before\n// it, where the block walks K without the cluster "
+      "(lb_gen.c, plan()).\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+      "constexpr int LB_STAGES = %d;\n#else\nconstexpr int LB_STAGES = %d;\n"
+      "#endif\n", cfg->stages, cfg->fstages, cfg->stages, cfg->fstages);
+  if (cfg->fstages != cfg->stages)
+    snprintf(st, sizeof st, "LB_STAGES");
+  else
+    snprintf(st, sizeof st, "%d", cfg->stages);
   lb_buf_printf(b,
     "\n// Entry points (lb_gemv minBlocksPerSM %d: %s).\n",
     cfg->minb, cfg->minb > 1 ? "caps registers at 128 so two blocks share "
@@ -750,10 +812,9 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m, int early) {\n"
-      "  lb_gemv_run<LB_SPLIT, %d, %s>(x, w, s, z, bias, y, m, early);\n}\n",
+      "  lb_gemv_run<LB_SPLIT, %s, %s>(x, w, s, z, bias, y, m, early);\n}\n",
       xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
-      xs ? LB_KERNEL_XS : LB_KERNEL, cfg->stages,
-      xs ? "true" : "false");
+      xs ? LB_KERNEL_XS : LB_KERNEL, st, xs ? "true" : "false");
   }
 }
 
@@ -801,7 +862,7 @@ int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
 void lb_gemv_block(const lb_gemv_cfg *c, int arch, int *threads, int *smem) {
   const int fold = arch >= 90 ? 1 : c->fold;
   *threads = 32 * c->warps * fold;
-  *smem = fold > 1 ? c->fsmem : c->smem;
+  *smem = arch >= 90 ? c->smem : c->fsmem;
 }
 
 lb_status lb_plan_gemv(const lb_recipe *r, int n, int k, int m, int sms,
@@ -823,12 +884,25 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
   lb_format f;
   lb_gemv_cfg cfg;
   lb_status st;
+  char srg[320];
   lb_buf_init(b);
   if (r == NULL) return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
   if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK ||
       (st = plan(&f, n, k, sms, tune, from, m, &cfg)) != LB_OK)
     return st;
   cfg.early = early != 0;
+  /* sm_90's ring scales, and the kernel before it without them (fsr) */
+  if (cfg.sring && !cfg.fsr)
+    snprintf(srg, sizeof srg,
+             "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+             "constexpr int LB_SRING = %d, LB_ZRING = %d;\n"
+             "#else   // (sm_90 only: the block before it, %d stages deep, "
+             "has no room)\n"
+             "constexpr int LB_SRING = 0, LB_ZRING = 0;\n#endif\n",
+             cfg.sring, cfg.zring, cfg.fstages);
+  else
+    snprintf(srg, sizeof srg, "constexpr int LB_SRING = %d, LB_ZRING = %d;\n",
+             cfg.sring, cfg.zring);
   lb_buf_printf(b,
     "// Generated by lowbit from recipe '%s' (%s): the GEMV kind, for "
     "activation rows 1..%d.\n"
@@ -860,7 +934,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "// Words %s.\n"
     "constexpr bool LB_LAZY = %s;\n"
     "// Scales and zeros %s.\n"
-    "constexpr int LB_SRING = %d, LB_ZRING = %d;\n"
+    "%s"
     "// Brought into L2 with each tile's words: %s.\n"
     "constexpr int LB_PF = %d;\n"
     "// Fragments of 8 rows of x (2: 9..16 rows, each weight dequantised "
@@ -878,7 +952,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     cfg.sring ? "travel in the ring with their tile's words, rows of LB_SRING "
                 "bytes\n// (zeros: LB_ZRING)"
               : "do not travel in the ring (LB_SRING 0)",
-    cfg.sring, cfg.zring,
+    srg,
     cfg.pf == 2   ? "scales, zeros and x read from global memory"
     : cfg.pf == 1 ? "scales and zeros read from global memory"
                   : "nothing",

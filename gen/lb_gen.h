@@ -36,6 +36,9 @@ typedef struct lb_gemv_cfg {
   int minb;     /* blocks per SM asked of ptxas (caps registers) */
   int xminb;    /* the same for lb_gemv_xs */
   int stages;   /* shared-memory ring depth: tiles in flight per warp */
+  int fstages;  /* the same before sm_90 (the folded block, which walks K
+                ** without the cluster); stages but where a cluster gives
+                ** sm_90's warps one tile */
   int lazy;     /* words read from the ring where used (wide codes) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
@@ -48,7 +51,7 @@ typedef struct lb_gemv_cfg {
                 ** run as one: warps * fold warps, split * fold (1: none) */
   int grid;     /* blocks */
   int smem;     /* dynamic shared memory bytes: rings and resident scales */
-  int fsmem;    /* the same for the folded block (before sm_90) */
+  int fsmem;    /* the same for the block before sm_90 (folded, fstages) */
   int srowb;    /* resident scales: bytes per padded row, 0 if not resident */
   int xrowb;    /* resident x: bytes per padded row of activations */
   int xres;     /* budget for resident x, bytes (LB_XRES_KB) */
@@ -56,6 +59,8 @@ typedef struct lb_gemv_cfg {
   int sr;       /* scales and zeros may travel in the ring (plan knob) */
   int sring;    /* they do: bytes per padded row of a tile's slots; 0: not */
   int zring;    /* and of its zero slots (0: no zeros or none in the ring) */
+  int fsr;      /* the kernel before sm_90 takes them too (where the
+                ** kernels' stages differ, it may not: fstages) */
   int early;    /* not a knob: the source is for launches that may start
                 ** before the kernel writing x ends (lb_op_overlap) */
 } lb_gemv_cfg;

@@ -102,9 +102,15 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         c.fsmem + c.xs_m * c.xrowb + red <= 227 * 1024,
         "%s n=%d k=%d: the folded block's %d bytes of shared memory", name, n,
         k, c.fsmem + red);
-  CHECK(c.stages >= 1 &&
-            (!c.lazy || c.stages >= 2 || (c.cluster == 1 && tiles <= c.split)),
-        "%s n=%d k=%d: %d stage(s), lazy %d", name, n, k, c.stages, c.lazy);
+  /* one stage only where a warp has one tile: on sm_90 with the cluster,
+  ** before it (fstages) in the folded block */
+  CHECK(c.stages >= 1 && c.fstages >= c.stages &&
+            (!c.lazy || c.stages >= 2 ||
+             tiles <= (c.rsplit ? 1 : c.split) * c.cluster) &&
+            (!c.lazy || c.fstages >= 2 ||
+             tiles <= (c.rsplit ? 1 : c.split) * c.fold),
+        "%s n=%d k=%d: %d stage(s) (before sm_90 %d), lazy %d", name, n, k,
+        c.stages, c.fstages, c.lazy);
   CHECK(c.smem + red <= 99 * 1024, "%s n=%d k=%d: %d bytes of shared memory "
         "(sm_86 gives a block 99 KB)", name, n, k, c.smem + red);
   CHECK(c.xs_m >= 0 && c.xs_m <= 8 * c.nf &&
@@ -139,6 +145,11 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   CHECK(c.sring == 0 || (c.lazy && c.srowb == 0 && c.sring % 16 == 0),
         "%s n=%d k=%d: ring scales in rows of %d bytes (lazy %d, resident "
         "rows of %d)", name, n, k, c.sring, c.lazy, c.srowb);
+  /* the kernel before sm_90 takes sm_90's ring scales but where their
+  ** stages differ (fsr) */
+  CHECK(c.fsr == (c.sring > 0) || (c.fstages != c.stages && c.sring > 0),
+        "%s n=%d k=%d: ring scales %d before sm_90, %d bytes a row on sm_90 "
+        "(stages %d and %d)", name, n, k, c.fsr, c.sring, c.fstages, c.stages);
   CHECK(c.zring % 16 == 0 && (c.zring == 0 || c.sring > 0),
         "%s n=%d k=%d: ring zeros in rows of %d bytes (scales' %d)", name, n,
         k, c.zring, c.sring);
@@ -538,15 +549,17 @@ static void check_ring_scales(void) {
   if ((r = load("w7.lua", w7_text)) == NULL) return;
   /* one stage where each warp has one tile and the blocks outnumber the
   ** SMs (256 x 16384), two where they are few (1024 x 256) or clustered
-  ** (8192 x 48) */
+  ** few (8192 x 48); clustered many (16384 x 1024: 512 blocks), one on
+  ** sm_90 and two before it, whose block walks K without the cluster */
   {
-    static const int shp[3][3] = {{16384, 256, 1}, {256, 1024, 2}, {48, 8192, 2}};
-    for (i = 0; i < 3; i++) {
+    static const int shp[4][4] = {{16384, 256, 1, 1}, {256, 1024, 2, 2},
+                                  {48, 8192, 2, 2}, {1024, 16384, 1, 2}};
+    for (i = 0; i < 4; i++) {
       lb_gemv_cfg c;
       CHECK(gemv_at(r, "w7", shp[i][0], shp[i][1], NULL, &c) &&
-                c.stages == shp[i][2],
-            "w7 %d x %d: %d stage(s), not %d", shp[i][1], shp[i][0], c.stages,
-            shp[i][2]);
+                c.stages == shp[i][2] && c.fstages == shp[i][3],
+            "w7 %d x %d: %d stage(s), %d before sm_90, not %d and %d",
+            shp[i][1], shp[i][0], c.stages, c.fstages, shp[i][2], shp[i][3]);
     }
   }
   for (i = 0; i < 3; i++) {

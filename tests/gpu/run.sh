@@ -207,7 +207,11 @@ fi
 # bytes a channel with zeros of 16 and of 32 (f32), 32 bytes of
 # f32 scales ending in half a sub-stage (K = 8320,
 # tests/gpu/recipes/s3_f32.lua), and 4 bytes (4-bit codes in groups of 128
-# at K = 16384 on mma.sync's plan).
+# at K = 16384 on mma.sync's plan); the GEMV's one-stage rings in clusters
+# on sm_90 (7-bit codes at N = 1024, K = 16384; 5-bit codes there, with the
+# scales in the ring on sm_90 only).
+# LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
+# check of a few after a change (the summary says how many ran).
 # Each case then
 # chains three runs with lb_op_overlap at N = K (sm_90: the early GEMV's own
 # source, or the GEMM launched early).
@@ -241,7 +245,9 @@ if room 300 sanitizer; then
          "$root/bench/recipes/a16w7_g32.lua 40 200 8192"
          "$root/tests/gpu/recipes/w7_z32.lua 40 200 8192"
          "$root/tests/gpu/recipes/s3_f32.lua 40 200 8320"
-         "wg=0:$root/recipes/a16w4_g128.lua 64 200 16384")
+         "wg=0:$root/recipes/a16w4_g128.lua 64 200 16384"
+         "$root/bench/recipes/a16w7_g32.lua 8 1024 16384"
+         "$root/bench/recipes/a16w5_g64.lua 5 1024 16384")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's
@@ -255,6 +261,15 @@ if room 300 sanitizer; then
             "wg=1,wr=1,tm=1:$root/recipes/a16w3_g128.lua 20 4160 1024"
             "wg=1,wr=1,tm=0:$root/recipes/a16w3_g128.lua 20 4160 1024"
             "wg=1,wr=0:$root/recipes/a16w3_g128.lua 20 4160 1024")
+  fi
+  if [ -n "${LOWBIT_SAN_ONLY:-}" ]; then
+    kept=()
+    for c in "${cases[@]}"; do
+      if printf '%s\n' "$c" | grep -Eq -- "$LOWBIT_SAN_ONLY"; then kept+=("$c"); fi
+    done
+    cases=("${kept[@]}")
+    echo "sanitizer: LOWBIT_SAN_ONLY='$LOWBIT_SAN_ONLY' keeps ${#cases[@]} case(s)" >>"$out/times.txt"
+    [ ${#cases[@]} -gt 0 ] || san_rc=1   # (a filter that keeps none fails)
   fi
   # One tool over every case, in jobs that run side by side: racecheck,
   # the slowest (alone about 450 s where the other three took about 250),
