@@ -910,7 +910,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
     "// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps; each\n// 16-channel group's tiles split over %d warp(s), "
-    "%d tile(s) in flight per warp\n// (LB_WARPS, LB_SPLIT and the cluster "
+    "%d tile(s) in flight per warp%s\n// (LB_WARPS, LB_SPLIT and the cluster "
     "below); up to %d rows of x.\n"
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
@@ -918,7 +918,9 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     r->name, lb_base_name(r->file), LB_MAX_M * cfg.nf,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
-    cfg.grid, cfg.warps, cfg.split, cfg.stages, LB_MAX_M * cfg.nf, n, k);
+    cfg.grid, cfg.warps, cfg.split, cfg.stages,
+    cfg.fstages != cfg.stages ? " on sm_90 (LB_STAGES)" : "",
+    LB_MAX_M * cfg.nf, n, k);
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_emit_prelude_w16(b, &f);   /* the two-fragment kernel's dequantisation */
