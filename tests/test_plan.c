@@ -538,6 +538,10 @@ static const char w7_text[] =
 static const char w4_text[] =
     "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
     "scales { group = 128 }\ndequant \"q * s\"\n";
+static const char w5_text[] =
+    "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
+    "scales { group = 64 }\nzeros { dtype = \"f16\" }\n"
+    "dequant \"(q - z) * s\"\n";
 
 /* Scales and zeros travel in the ring where a tile meets many group slots
 ** that are not resident (7-bit group 32 at 16384 x 1024), and not where a
@@ -582,6 +586,24 @@ static void check_ring_scales(void) {
             "w7 %d x %d: ring scales in rows of %d bytes, pf %d, not %d",
             shp[i][1], shp[i][0], c.sring, c.pf, shp[i][2]);
     }
+  }
+  lb_recipe_free(r);
+  /* 5-bit codes whose cluster left each warp two tiles (16384 x 1024:
+  ** clusters of 2) take clusters of 4, a tile a warp: one stage on sm_90,
+  ** with the scales in its ring; before sm_90 two stages, whose block has
+  ** no room for them (fsr 0); 8192 x 1024 (a tile a warp already) keeps
+  ** its clusters of 2 */
+  if ((r = load("w5.lua", w5_text)) == NULL) return;
+  {
+    lb_gemv_cfg c;
+    CHECK(gemv_at(r, "w5", 1024, 16384, NULL, &c) && c.cluster == 4 &&
+              c.stages == 1 && c.fstages == 2 && c.sring > 0 && c.fsr == 0 &&
+              c.fsmem > c.smem,
+          "w5 16384 x 1024: cluster %d, stages %d and %d, ring scales %d "
+          "(before sm_90 %d), %d and %d bytes", c.cluster, c.stages,
+          c.fstages, c.sring, c.fsr, c.smem, c.fsmem);
+    CHECK(gemv_at(r, "w5", 1024, 8192, NULL, &c) && c.cluster == 2,
+          "w5 8192 x 1024: cluster %d, not 2", c.cluster);
   }
   lb_recipe_free(r);
 }
@@ -1448,7 +1470,9 @@ static void check_reach_rules(void) {
 
 int main(void) {
   static lb_sweep_row rows[256];
-  static const int ns[] = {1, 16, 48, 257, 4112, 16384};
+  /* (N = 1024: 64 channel groups, where clusters meet more blocks than
+  ** SMs: one stage on sm_90 only, fstages) */
+  static const int ns[] = {1, 16, 48, 257, 1024, 4112, 16384};
   static const int ks[] = {256, 1024, 8192, 16384, 16384 + 1024};
   int n = lb_sweep(rows, 256), i, a, b, plans = 0;
   if (n <= 0) {
