@@ -194,10 +194,6 @@ static int ring_fits(const lb_gemv_cfg *c, int stage, int sst, int stages,
   return sst > 0 && c->lazy &&
          c->warps * stages * (stage + sst) * fold <= LB_RING_KB * 1024;
 }
-/* The same for both kernels of the plan's stages (fold: the larger). */
-static int ring_takes(const lb_gemv_cfg *c, int stage, int sst) {
-  return ring_fits(c, stage, sst, c->stages, c->fold);
-}
 
 /* The blocks of plan c for `groups` channel groups (a cluster's as many). */
 static int blocks_for(int groups, int per) { return (groups + per - 1) / per; }
@@ -489,7 +485,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   {
     /* warps an SM the clusters below grow to (0: the loop before's) */
     const int blocks = channel_blocks(cfg, groups), few = blocks * 2 <= sms;
-    const int ring = ring_takes(cfg, stage, sst);
+    const int ring = ring_fits(cfg, stage, sst, cfg->stages, cfg->fold);
     const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
                      : cfg->lazy && few      ? 4
                                              : 0;
@@ -727,30 +723,27 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** at 256 x 16384 (K a quarter of a tile): blocks of 2 warps and two
   ** 7-word stages took 58 KB, 3 blocks an SM, and the 512 blocks ran in
   ** two waves; one stage: 8.1 -> 7.4 us at M = 1, 8.7 -> 8.4 at M = 8
-  ** (cuBLAS 8.4).  Not for a few blocks (1024 x 256, 8 blocks: 7.3 -> 7.5)
-  ** nor clusters (a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
+  ** (cuBLAS 8.4).  Not for a few blocks (1024 x 256, 8 blocks: 7.3 -> 7.5;
+  ** clustered, a16w5_g64 at 8192 x 48: 7.6 -> 8.0), whose blocks then
   ** share SMs that larger ones keep apart. */
   cfg->grid = channel_blocks(cfg, groups);
+  /* Where a cluster gives each warp one tile, only sm_90's kernel: before
+  ** it the block walks K without the cluster, its warps more than one
+  ** tile each, and keeps its stages (fstages).  7-bit codes at 16384 x
+  ** 1024: 512 blocks of 2 warps in clusters of 8, 67 KB each, three an
+  ** SM; one stage: 34 KB, six.  H200, `tests/gpu/ab.sh` of main against
+  ** it in one device call (2026-11-30, `--m 1,8 --iters 40`), µs at M = 1
+  ** / 8: a16w7_g32 15.6 / 16.3 -> 14.6 / 15.4, 7-bit group 32 with f32
+  ** zeros 16.3 / 17.0 -> 15.1 / 15.7; the other 7-bit sweep recipes
+  ** there, and every one at 16384 x 512 and 8192 x 1024 (256 blocks,
+  ** which take it too), within -1..+2.6% (group 64 with f32 scales 15.6 /
+  ** 16.3 -> 16.0 / 16.7). */
   cfg->fstages = cfg->stages;
-  if (cfg->lazy && cfg->cluster == 1 &&
-      tiles <= (cfg->rsplit ? 1 : cfg->split) && cfg->grid > sms)
-    cfg->stages = cfg->fstages = 1;   /* (whatever a plan says: stage 2
-                                      ** would stay empty) */
-  /* The same where a cluster gives each warp one tile and its blocks
-  ** outnumber the SMs (7-bit codes at 16384 x 1024: 512 blocks of 2
-  ** warps in clusters of 8, 67 KB each, three an SM; one stage: 34 KB,
-  ** six), on sm_90 only: before it the block walks K without the
-  ** cluster, its warps more than one tile each, and keeps its stages.
-  ** H200, `tests/gpu/ab.sh` of main against it in one device call
-  ** (2026-11-30, `--m 1,8 --iters 40`), µs at M = 1 / 8: a16w7_g32 15.6 /
-  ** 16.3 -> 14.6 / 15.4, 7-bit group 32 with f32 zeros 16.3 / 17.0 ->
-  ** 15.1 / 15.7; the other 7-bit sweep recipes there, and every one at
-  ** 16384 x 512 and 8192 x 1024 (256 blocks, which take it too), within
-  ** -1..+2.6% (group 64 with f32 scales 15.6 / 16.3 -> 16.0 / 16.7). */
-  else if (cfg->lazy && cfg->cluster > 1 &&
-           tiles <= (cfg->rsplit ? 1 : cfg->split * cfg->cluster) &&
-           cfg->grid * cfg->cluster > sms)
-    cfg->stages = 1;
+  if (cfg->lazy && tiles <= (cfg->rsplit ? 1 : cfg->split) * cfg->cluster &&
+      cfg->grid * cfg->cluster > sms) {
+    cfg->stages = 1;   /* (whatever a plan says: stage 2 would stay empty) */
+    if (cfg->cluster == 1) cfg->fstages = 1;
+  }
   cfg->nf = lb_gemv_frags(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
@@ -777,7 +770,7 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
   int xs;
   char st[16];
   /* the stages, where sm_90's kernel has fewer than the one before it */
-  if (cfg->fstages != cfg->stages)
+  if (cfg->fstages != cfg->stages) {
     lb_buf_printf(b,
       "\n// Ring stages: %d on sm_90, where the cluster gives each warp one "
       "tile; %d before\n// it, where the block walks K without the cluster "
@@ -785,9 +778,8 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
       "constexpr int LB_STAGES = %d;\n#else\nconstexpr int LB_STAGES = %d;\n"
       "#endif\n", cfg->stages, cfg->fstages, cfg->stages, cfg->fstages);
-  if (cfg->fstages != cfg->stages)
     snprintf(st, sizeof st, "LB_STAGES");
-  else
+  } else
     snprintf(st, sizeof st, "%d", cfg->stages);
   lb_buf_printf(b,
     "\n// Entry points (lb_gemv minBlocksPerSM %d: %s).\n",
