@@ -364,6 +364,38 @@ static int spread_of(const lb_ctx *c, CUfunction fn, CUfunction fn_xs,
   return per;
 }
 
+/* The carveout an early one-fragment lb_gemv (x from global memory) asks
+** for: the least of the SM's shared-memory capacities that holds an even
+** spread of its blocks (each `per` bytes with its reservation), so that the
+** rest of the SM's 256 KB is L1 for x's rows, which every warp reads there.
+** Left to the driver, L1 kept too little of x where it is not resident (5..8
+** rows at most shapes).  H200, bench/model.py overlapped, a16w4_g128, µs a
+** step, two pairs: M = 8 1543.1 / 1534.8 -> 1472.9 / 1469.1, M = 1, 2, 4,
+** 16, 32 within noise.  Set on plain launches too, the layers alone moved
+** -2.4 to +4.8% (4096 x 28672, M = 8: 24.9 -> 26.1 µs), so they keep the
+** driver's choice.  The driver takes the percentage as a hint and rounds
+** it to one of the SM's capacities, not always the one above: ask for the
+** capacity itself (a percentage rounded down cost up to 30%).  A hint the
+** driver refuses changes no result: it is then left out. */
+static void carve_of(const lb_ctx *c, CUfunction fn, unsigned blocks,
+                     int per) {
+  /* sm_90's capacities in KB (the CUDA programming guide's table) */
+  static const int cap_kb[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+  const long long even = ((long long)blocks + c->sms - 1) / c->sms;
+  long long cap = c->smsm;
+  size_t i;
+  if (c->arch != 90 || c->smsm <= 0) return;
+  for (i = 0; i < sizeof cap_kb / sizeof cap_kb[0]; i++)
+    if ((long long)cap_kb[i] * 1024 >= even * (per + c->smres)) {
+      cap = (long long)cap_kb[i] * 1024;
+      break;
+    }
+  if (cap > c->smsm) cap = c->smsm;
+  (void)c->cu->FuncSetAttribute(
+      fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+      (int)((100 * cap + c->smsm - 1) / c->smsm));
+}
+
 /* Where a plan came from, in words, for messages and the source. */
 static void plan_said(lb_plan_from from, const char *env, const char *table,
                       char *said, size_t len) {
@@ -400,7 +432,7 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   lb_mod *mod = NULL;
   CUfunction fn = NULL, fn_xs = NULL;
   unsigned blocks = 0;
-  int threads, smem, spread = 0;
+  int threads, smem, spread = 0, stat = 0;
   char said[192], *src = NULL;
   lb_scope s;
   lb_status st;
@@ -422,7 +454,6 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
     /* info: the larger of the two kernels' registers and spills */
     CUresult rc = get_kernel(c, mod, LB_KERNEL, smem, &fn, &info.regs,
                              &info.spill);
-    int stat = 0;   /* the kernel's static shared memory (its sums) */
     if (rc != CUDA_SUCCESS)
       st = lb_cufail(rc, where, LB_KERNEL);
     else if ((rc = c->cu->FuncGetAttribute(
@@ -444,6 +475,9 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   if (st == LB_OK) st = cluster_grid(c, fn, &cfg, &blocks, where);
   if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks, smem,
                                       smem + cfg.xs_m * cfg.xrowb);
+  /* (stat: the kernel's static shared memory, its sums) */
+  if (st == LB_OK && v == 0 && cfg.early)
+    carve_of(c, fn, blocks, (spread > 0 ? spread : smem) + stat);
   lb_ctx_leave(&s);
   free(src);
   if (st != LB_OK) return st;
