@@ -370,10 +370,12 @@ static int spread_of(const lb_ctx *c, CUfunction fn, CUfunction fn_xs,
 ** rest of the SM's 256 KB is L1 for x's rows, which every warp reads there.
 ** Left to the driver, L1 kept too little of x where it is not resident (5..8
 ** rows at most shapes).  H200, bench/model.py overlapped, a16w4_g128, µs a
-** step, two pairs: M = 8 1543.1 / 1534.8 -> 1472.9 / 1469.1, M = 1, 2, 4,
-** 16, 32 within noise.  Set on plain launches too, the layers alone moved
-** -2.4 to +4.8% (4096 x 28672, M = 8: 24.9 -> 26.1 µs), so they keep the
-** driver's choice.  The driver takes the percentage as a hint and rounds
+** step, two processes a side: M = 8 1538.6-1572.2 -> 1461.9-1512.9, M = 4
+** 1373.3-1389.0 -> 1358.7-1380.0, M = 1, 2, 16 and 32 within the spread.
+** Not on the two- and four-fragment kernels (M = 16 8% slower), nor on
+** lb_gemv_xs (x resident: M = 1, 2 and 16 up to 7.5% slower, set on both),
+** nor on plain launches (the layers alone -2.4 to +4.8%; 4096 x 28672,
+** M = 8: 24.9 -> 26.1 µs).  The driver takes the percentage as a hint and rounds
 ** it to one of the SM's capacities, not always the one above: ask for the
 ** capacity itself (a percentage rounded down cost up to 30%).  A hint the
 ** driver refuses changes no result: it is then left out. */
