@@ -14,8 +14,9 @@ in the same process: cuBLAS fp16
 (torch._weight_int4pack_mm, bf16).  Weights of all layers together are far
 larger than L2, so each layer reads its weights from memory, as in a model.
 Reports time per step, tokens per second and weight bytes moved per second
-against a device-to-device copy measured in the same run; writes
-model.json and model.svg (tokens/s against M) into --out.
+against a device-to-device copy measured in the same run, then whether each
+M meets the step's targets (bench/model_targets.py); writes model.json and
+model.svg (tokens/s against M) into --out.
 
 Needs PyTorch with CUDA and the lowbit package (or PYTHONPATH=python and
 LOWBIT_LIB=build/liblowbit.so in the source tree).
@@ -32,6 +33,8 @@ import torch
 import lowbit
 from lowbit import runtime
 from lowbit.quant import DTYPES
+
+import model_targets
 
 # (name, K, N) of one decoder layer's linear layers
 MODELS = {
@@ -296,10 +299,13 @@ def main():
             print(f"{c.name:<22} {m:>3} {us:>9.1f} {row['tokens_s']:>9.0f} "
                   f"{c.bytes / 1e9:>10.2f} {row['gbs']:>6.0f} "
                   f"{row['pct_copy']:>6.1f}", flush=True)
+    for line in model_targets.lines(rows):
+        print(line)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "model.json"), "w") as f:
         json.dump({"device": torch.cuda.get_device_name(dev), "model": a.model,
-                   "copy_bandwidth": bw, "rows": rows}, f, indent=1)
+                   "copy_bandwidth": bw, "rows": rows,
+                   "targets": model_targets.verdicts(rows)}, f, indent=1)
     svg(rows, [c.name for c in rivals], os.path.join(a.out, "model.svg"),
         f"{a.model} linear layers, one decode step (CUDA graph), "
         f"{torch.cuda.get_device_name(dev)}")

@@ -480,7 +480,7 @@ else
 fi
 sed 's/^/    host: /' "$out/python-overhead.log" 2>/dev/null
 sed 's/^/    convert: /' "$out/convert-speed.log" 2>/dev/null
-grep -E "^(lowbit|cuBLAS|tinygemm|SKIPPED)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
+grep -E "^(lowbit|cuBLAS|tinygemm|target|SKIPPED)" "$out/bench-model.log" 2>/dev/null | sed 's/^/    model: /'
 # A bench log's rows against cuBLAS and its slowest (speed-up, column 6).
 slowest() {   # slowest WHAT LOG [FIRST_M LAST_M]
   awk -v what="$1" -v lo="${3:-1}" -v hi="${4:-1000000}" \
