@@ -49,7 +49,7 @@ def verdicts(rows):
             why.append(f"{best['pct_copy']:.1f}% of the copy bandwidth, "
                        f"under {COPY_PCT:.0f}%")
         if why and m > GEMV_ROWS:
-            why.append("past 8 rows: pending with the GEMM work")
+            why.append(f"past {GEMV_ROWS} rows: pending with the GEMM work")
         v["met"] = not why
         v["why"] = "; ".join(why)
         out.append(v)
