@@ -333,6 +333,11 @@ static lb_status cluster_grid(const lb_ctx *c, CUfunction fn,
   return LB_OK;
 }
 
+/* The blocks an SM holds where a grid of `blocks` is spread evenly. */
+static int even_of(const lb_ctx *c, unsigned blocks) {
+  return (int)((blocks + (unsigned)c->sms - 1) / (unsigned)c->sms);
+}
+
 /* Shared memory for a GEMV launched early (lb_op_overlap): enough that no
 ** more of its blocks share an SM than an even spread would put there
 ** (0: the plan's own is enough, or the part cannot give more).  A plain
@@ -347,7 +352,7 @@ static lb_status cluster_grid(const lb_ctx *c, CUfunction fn,
 ** much (fn_xs at least xs, its own most). */
 static int spread_of(const lb_ctx *c, CUfunction fn, CUfunction fn_xs,
                      unsigned blocks, int smem, int xs) {
-  const int even = (int)((blocks + (unsigned)c->sms - 1) / (unsigned)c->sms);
+  const int even = even_of(c, blocks);
   int per;
   if (c->arch < 90 || c->smsm <= 0) return 0;   /* (no overlap before sm_90) */
   /* even + 1 blocks, each with the block's reservation, overflow the SM */
@@ -383,7 +388,7 @@ static void carve_of(const lb_ctx *c, CUfunction fn, unsigned blocks,
                      int per) {
   /* sm_90's capacities in KB (the CUDA programming guide's table) */
   static const int cap_kb[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-  const long long even = ((long long)blocks + c->sms - 1) / c->sms;
+  const long long even = even_of(c, blocks);
   long long cap = c->smsm;
   size_t i;
   if (c->arch != 90 || c->smsm <= 0) return;
