@@ -177,7 +177,7 @@ static int whole_chunks(const lb_format *f, int slots) {
 static int ring_scales(const lb_format *f, int k) {
   const int ng = lb_format_groups(f, k), wide = slot_bytes(f);
   const int arrays = f->zeros ? 2 : 1;
-  if (f->lay.words <= 2 || f->gpt <= 2 || !whole_chunks(f, f->gpt) ||
+  if (f->gpt <= 2 || !whole_chunks(f, f->gpt) ||
       !whole_chunks(f, ng) ||
       16 * (ng * wide + 16) * arrays <= LB_SRES_KB * 1024)
     return 0;
@@ -657,6 +657,32 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
   ** KB of weights per block). */
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
+  /* Narrow codes (1, 2, 4 and 8 bits: words held a tile at a time) whose
+  ** tile meets many group slots that are not resident (groups of 32 at K
+  ** = 8192, of 64 at 16384): each code row's scales and zeros came from
+  ** global memory a chunk ahead, which hides an L2 hit but not a trip to
+  ** memory (the 1-bit group 32 GEMV ran at 28% of the read floor).  Words
+  ** read where used keep the stage through the tile's math, so the
+  ** slots travel in the ring, STAGES tiles ahead (ring_scales).  Set
+  ** where the plans knobs are, so that the rules before see the
+  ** plan they measured.  H200, `tests/gpu/ab.sh . --m 1,8 --shapes
+  ** 8192x8192,16384x1024,1024x4096 --iters 30` (2026-11-30), the rules
+  ** against LOWBIT_PLAN=lazy=1, then lazy=1,sr=0 against lazy=1 (which
+  ** rows took the ring), us at M = 1 / 8: 1-bit group 32 at 8192 x 8192
+  ** 29.0 / 32.2 -> 19.0 / 22.8, at 16384 x 1024 14.0 / 15.0 -> 11.5 /
+  ** 13.2; 2-bit group 32 28.9 / 31.5 -> 18.7 / 20.1; 4-bit group 32 with
+  ** f32 scales and zeros 34.6 / 35.6 -> 25.0 / 25.9; 8-bit group 32
+  ** 27.5 / 29.4 -> 26.0 / 27.9; a16w1_g64 at 16384 x 1024 11.1 / 11.9 ->
+  ** 9.7 / 10.8.  Words read where used without the ring's slots lost up
+  ** to 32% (4-bit group 64, f32 scales and bf16 zeros, whose zero slots
+  ** are not whole chunks: 23.1 -> 30.4 at M = 1): only with them.  Not
+  ** measured past 8 rows. */
+  if (!cfg->lazy && sst > 0 && m <= LB_MAX_M) {
+    lb_gemv_cfg t = *cfg;
+    t.lazy = 1;
+    if (t.stages < 2) t.stages = 2;
+    if (ring_fits(&t, stage, sst, t.stages, t.fold)) *cfg = t;
+  }
   cfg->rows = rules_rows(f, n, k);
   {
     int v[NKNOB];

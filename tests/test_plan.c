@@ -153,6 +153,12 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   CHECK(c.zring % 16 == 0 && (c.zring == 0 || c.sring > 0),
         "%s n=%d k=%d: ring zeros in rows of %d bytes (scales' %d)", name, n,
         k, c.zring, c.sring);
+  /* the rules read narrow codes' words where used (one or two words a
+  ** lane) only so that their scales travel in the ring */
+  lb_layout_of(r, &lay);
+  CHECK(plan != NULL || lay.words > 2 || !c.lazy || c.sring > 0,
+        "%s n=%d k=%d m=%d: %d-bit words read where used, without ring "
+        "scales", name, n, k, m, lay.bits);
   /* a code-row split: lazy words, no cluster, whole chunks of code rows
   ** (4 rows, 2 with two fragments) for each of the split's warps */
   {
@@ -538,6 +544,10 @@ static const char w7_text[] =
 static const char w4_text[] =
     "name \"w4\"\nactivations \"f16\"\nweights { bits = 4 }\n"
     "scales { group = 128 }\ndequant \"q * s\"\n";
+static const char w1_text[] =
+    "name \"w1\"\nactivations \"f16\"\nweights { bits = 1 }\n"
+    "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+    "dequant \"(q - z) * s\"\n";
 static const char w5_text[] =
     "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
     "scales { group = 64 }\nzeros { dtype = \"f16\" }\n"
@@ -604,6 +614,25 @@ static void check_ring_scales(void) {
           c.fstages, c.sring, c.fsr, c.smem, c.fsmem);
     CHECK(gemv_at(r, "w5", 1024, 8192, NULL, &c) && c.cluster == 2,
           "w5 8192 x 1024: cluster %d, not 2", c.cluster);
+  }
+  lb_recipe_free(r);
+  /* 1-bit codes (words held a tile at a time) in groups of 32 read their
+  ** words where used so that the scales travel in the ring, where those
+  ** are not resident (K = 8192), at 1..8 rows: not where a plan says
+  ** lazy=0, nor at K = 4096 (resident), nor with two fragments */
+  if ((r = load("w1.lua", w1_text)) == NULL) return;
+  {
+    static const struct { int k, m; const char *plan; int ring; } at[4] = {
+        {8192, 1, NULL, 1}, {8192, 1, "lazy=0", 0}, {4096, 1, NULL, 0},
+        {8192, 16, NULL, 0}};
+    for (i = 0; i < 4; i++) {
+      lb_gemv_cfg c;
+      CHECK(gemv_rows(r, "w1", 8192, at[i].k, at[i].m, at[i].plan, &c) &&
+                (c.sring > 0) == at[i].ring && c.lazy == at[i].ring,
+            "w1 %d x 8192, %d rows, %s: lazy %d, ring scales %d bytes a row",
+            at[i].k, at[i].m, at[i].plan ? at[i].plan : "rules", c.lazy,
+            c.sring);
+    }
   }
   lb_recipe_free(r);
 }
