@@ -664,7 +664,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** memory (the 1-bit group 32 GEMV ran at 28% of the read floor).  Words
   ** read where used keep the stage through the tile's math, so the
   ** slots travel in the ring, STAGES tiles ahead (ring_scales).  Set
-  ** where the plans knobs are, so that the rules before see the
+  ** where the plan's knobs are, so that the rules before see the
   ** plan they measured.  H200, `tests/gpu/ab.sh . --m 1,8 --shapes
   ** 8192x8192,16384x1024,1024x4096 --iters 30` (2026-11-30), the rules
   ** against LOWBIT_PLAN=lazy=1, then lazy=1,sr=0 against lazy=1 (which

@@ -39,7 +39,8 @@ typedef struct lb_gemv_cfg {
   int fstages;  /* the same before sm_90 (the folded block, which walks K
                 ** without the cluster); stages but where a cluster gives
                 ** sm_90's warps one tile */
-  int lazy;     /* words read from the ring where used (wide codes) */
+  int lazy;     /* words read from the ring where used (wide codes, and
+                ** narrow ones whose scales travel in the ring) */
   int cluster;  /* blocks of a cluster splitting K (sm_90 only; 1: none);
                 ** grid counts channel blocks, the launch multiplies */
   int nf;       /* fragments of 8 rows of x (2: m up to 16, 4: 32) */

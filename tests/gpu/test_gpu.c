@@ -16,6 +16,7 @@
 
 #include "lb_gemm.h"
 #include "lb_gen.h"
+#include "lb_layout.h"
 #include "lb_recipe.h"
 #include "lb_ref.h"
 #include "lb_sweep.h"
@@ -687,9 +688,10 @@ static void sweep(lb_ctx *ctx, cudaStream_t stream, int part, int parts) {
 
 /* Scales and zeros that travel in the ring with their tile's words (lazy
 ** plans with many group slots a tile whose scales are not resident: 3- to
-** 7-bit codes in small groups at large K), for formats the shipped
-** recipes do not take there: K off the packing tile, N off a channel
-** group, M = 1..16, f16, bf16 and f32 scales, with and without zeros.
+** 7-bit codes in small groups at large K, and 1- to 8-bit ones at 1..8
+** rows), for formats the shipped recipes do not take there: K off the
+** packing tile, N off a channel group, M = 1..16 (narrow codes 1..8),
+** f16, bf16 and f32 scales, with and without zeros.
 ** Each case's plan must be that one (lb_plan_gemv), so that the check
 ** cannot pass on another path. */
 static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
@@ -703,8 +705,16 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
       "dequant \"q * s\"\n",
       "name \"ring_w3_g32_f32\"\nactivations \"f16\"\nweights { bits = 3 }\n"
       "scales { group = 32, dtype = \"f32\" }\nzeros { dtype = \"f32\" }\n"
-      "dequant \"(q - z) * s\"\n"};
-  /* K = 16.5 tiles of 1024 (two tiles of 512 for 6 bits: 33) */
+      "dequant \"(q - z) * s\"\n",
+      /* narrow codes, whose words are read where used for the ring's
+      ** sake at 1..8 rows only (gen/lb_gen.c, plan) */
+      "name \"ring_w1_g32\"\nactivations \"f16\"\nweights { bits = 1 }\nscales { group = 32 }\n"
+      "zeros { dtype = \"f16\" }\ndequant \"(q - z) * s\"\n",
+      "name \"ring_w4_g32_f32\"\nactivations \"bf16\"\nweights { bits = 4 }\n"
+      "scales { group = 32, dtype = \"f32\" }\nzeros { dtype = \"f32\" }\n"
+      "dequant \"q * s + z\"\nepilogue { bias = true }\n"};
+  /* K = 16.5 tiles of 1024 (two tiles of 512 for 6 bits: 33; 66 tiles of
+  ** 256 for 4 bits) */
   static const int shapes[][3] = {{1, 1000, 16896}, {3, 48, 16896},
                                   {8, 1000, 16896}, {16, 48, 16896}};
   uint64_t seed = 0x71a6;
@@ -712,15 +722,18 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
   int s, used = 0;
   for (i = 0; i < sizeof rec / sizeof rec[0]; i++) {
     lb_recipe *r = NULL;
+    lb_layout lay;
     worst w = {0, 0};
     if (lb_recipe_load_text("ring.lua", rec[i], strlen(rec[i]), &r) != LB_OK) {
       GCHECK(0, "ring scales: %s", lb_errmsg());
       continue;
     }
+    lb_layout_of(r, &lay);
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
       const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       lb_gemv_cfg cfg;
-      if (m > lb_gemv_rows(r, n, k)) continue;
+      if (m > lb_gemv_rows(r, n, k) || (lay.words <= 2 && m > LB_MAX_M))
+        continue;
       GCHECK(lb_plan_gemv(r, n, k, m, 132, NULL, "ring_check", &cfg) == LB_OK &&
                  cfg.sring > 0,
              "ring scales: %s n=%d k=%d m=%d: the plan does not put them in the "
