@@ -155,7 +155,6 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         k, c.zring, c.sring);
   /* the rules read narrow codes' words where used (one or two words a
   ** lane) only so that their scales travel in the ring */
-  lb_layout_of(r, &lay);
   CHECK(plan != NULL || lay.words > 2 || !c.lazy || c.sring > 0,
         "%s n=%d k=%d m=%d: %d-bit words read where used, without ring "
         "scales", name, n, k, m, lay.bits);
