@@ -210,8 +210,7 @@ fi
 # at K = 16384 on mma.sync's plan); the GEMV's one-stage rings in clusters
 # on sm_90 (7-bit codes at N = 1024, K = 16384; 5-bit codes there, with the
 # scales in the ring on sm_90 only); 1-bit codes' words read where used so
-# that their scales travel in the ring (N = 1024, K = 16384; added on
-# 2026-11-30 after that day's run).
+# that their scales travel in the ring (N = 1024, K = 16384).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
