@@ -527,13 +527,35 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** one device call (2026-11-28), seven 3-, 5- and 7-bit recipes, 1024 x
   ** 256: 3 to 10% faster on all 14 rows (5-bit group 32: 7.7 / 7.9 ->
   ** 7.1 / 7.3 us, cuBLAS 7.4 / 7.3; 7-bit group 32 7.4 / 7.7 -> 6.8 /
-  ** 6.9).  Not with two tiles (2048 x 512: up to 8% slower) nor
-  ** where the blocks outnumber the SMs (1024 x 4096, 256 groups: -6 to
-  ** +8%); four parts (blocks of 4 warps) were no faster than two.  The
+  ** 6.9).  Not with two tiles (2048 x 512: up to 8% slower); where the
+  ** blocks outnumber the SMs (1024 x 4096, 256 groups) this plan went
+  ** -6 to +8% on the H100, and blocks of two groups won on the H200
+  ** (next); four parts (blocks of 4 warps) were no faster than two.  The
   ** two-fragment GEMV (9..16 rows) was not measured with it. */
+  /* Where the channel groups outnumber the SMs but blocks of two groups do
+  ** not (1024 x 4096: 256 groups), blocks of 4 warps (2 for 7-bit codes:
+  ** the ring's room), a group's two warps half the code rows each.  H200,
+  ** `lowbit bench --m 1,8 --iters 30` of LOWBIT_PLAN plans against the
+  ** rules in one device call (2026-12-01), 22 3-, 5- and 7-bit recipes at
+  ** 1024 x 4096, us at M = 1 / 8 (cuBLAS fp16 8.0 to 8.3):
+  ** warps=4,split=2,rsplit=1 faster in 41 of 44 rows (a16w3_g128 6.8 /
+  ** 7.0 -> 6.4 / 6.7, a16w5_g64 7.2 / 7.3 -> 6.8 / 6.8, 5-bit group 256
+  ** 7.1 / 7.3 -> 6.2 / 6.3, 3-bit group 32 7.3 / 7.6 -> 7.0 / 7.0),
+  ** a16w7_g32 at M = 1 the same, 7-bit group 32 with f32 zeros 8.2 / 8.4
+  ** -> 8.3 / 8.6; blocks of 2 warps (split=2,rsplit=1) slower than those
+  ** of 4 in 19 rows and faster in 6; four parts (warps=4,split=4) slower
+  ** than two in 37.  Only where measured: more groups than SMs, at most two
+  ** an SM (N = 2113 to 4224 on 132 SMs); from half a group an SM to one,
+  ** neither plan was measured. */
   if (cfg->lazy && lay.codes == 32 && tiles == 1 && cfg->cluster == 1 &&
       m <= LB_MAX_M && groups * 2 <= sms) {
     cfg->warps = cfg->split = 2;
+    cfg->rsplit = 1;
+  } else if (cfg->lazy && lay.codes == 32 && tiles == 1 &&
+             cfg->cluster == 1 && m <= LB_MAX_M && groups > sms &&
+             blocks_for(groups, 2) <= sms) {
+    cfg->warps = 4;
+    cfg->split = 2;
     cfg->rsplit = 1;
   }
   /* Even SMs: blocks of fewer channel groups where that spreads the grid

@@ -795,7 +795,8 @@ static void check_mixed_slots(void) {
 ** (4 warps: 82 KB of ring, and the scales came from global memory), each
 ** warp half of the tile's code rows (rsplit), and blocks of 4 at K =
 ** 16384 (16 tiles), where 2 measured slower.  The code-row split only
-** with one tile and few blocks, and only where the template has it. */
+** with one tile and few blocks (or blocks of two groups at most the
+** SMs), and only where the template has it. */
 static void check_short_k(void) {
   static const char text[] =
       "name \"w5g32\"\nactivations \"bf16\"\n"
@@ -816,8 +817,15 @@ static void check_short_k(void) {
         c.rsplit);
   CHECK(gemv_at(r, "w5g32", 512, 2048, NULL, &c) && !c.rsplit,
         "w5g32 512 x 2048 (two tiles): a code-row split");
-  CHECK(gemv_at(r, "w5g32", 4096, 1024, NULL, &c) && !c.rsplit,
-        "w5g32 4096 x 1024 (256 blocks): a code-row split");
+  /* more groups than SMs, at most two an SM: blocks of two groups */
+  CHECK(gemv_at(r, "w5g32", 4096, 1024, NULL, &c) && c.rsplit &&
+            c.warps == 4 && c.split == 2 && c.grid == 128,
+        "w5g32 4096 x 1024: %d blocks of %d warps, split %d, rsplit %d; "
+        "not 128 of 4, split 2, rsplit", c.grid, c.warps, c.split, c.rsplit);
+  CHECK(gemv_at(r, "w5g32", 8192, 1024, NULL, &c) && !c.rsplit,
+        "w5g32 8192 x 1024 (512 groups): a code-row split");
+  CHECK(gemv_at(r, "w5g32", 1536, 1024, NULL, &c) && !c.rsplit,
+        "w5g32 1536 x 1024 (96 groups, not measured): a code-row split");
   {
     /* knobs: kept where the template has it (the cluster dropped), else
     ** dropped; cut to whole chunks a warp (6-bit codes: 16 code rows, 4
