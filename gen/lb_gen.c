@@ -548,15 +548,14 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** an SM (N = 2113 to 4224 on 132 SMs); from half a group an SM to one,
   ** neither plan was measured. */
   if (cfg->lazy && lay.codes == 32 && tiles == 1 && cfg->cluster == 1 &&
-      m <= LB_MAX_M && groups * 2 <= sms) {
-    cfg->warps = cfg->split = 2;
-    cfg->rsplit = 1;
-  } else if (cfg->lazy && lay.codes == 32 && tiles == 1 &&
-             cfg->cluster == 1 && m <= LB_MAX_M && groups > sms &&
-             blocks_for(groups, 2) <= sms) {
-    cfg->warps = 4;
-    cfg->split = 2;
-    cfg->rsplit = 1;
+      m <= LB_MAX_M) {
+    const int few = groups * 2 <= sms,
+              pairs = groups > sms && blocks_for(groups, 2) <= sms;
+    if (few || pairs) {
+      cfg->warps = few ? 2 : 4;
+      cfg->split = 2;
+      cfg->rsplit = 1;
+    }
   }
   /* Even SMs: blocks of fewer channel groups where that spreads the grid
   ** more evenly over the SMs (a memory-bound SM's bandwidth follows the
