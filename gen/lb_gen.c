@@ -33,7 +33,7 @@
 ** keys too).  K_* name the table's rows, in order: change the two
 ** together. */
 enum { K_WARPS, K_SPLIT, K_STAGES, K_MINB, K_XMINB, K_XRES, K_LAZY, K_CLUSTER,
-       K_FOLD, K_PF, K_SR, K_RSPLIT, K_PH, K_ROWS, NKNOB };
+       K_FOLD, K_PF, K_SR, K_RSPLIT, K_PH, K_ROWS, K_SLICES, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"warps", 1, 8, 1, 4, {1, 2, 4, 8}}, {"split", 1, 8, 1, 4, {1, 2, 4, 8}},
     {"stages", 1, 8, 0, 3, {1, 2, 3}},   {"minb", 1, 8, 0, 2, {1, 2}},
@@ -46,7 +46,10 @@ static const lb_knob knob[NKNOB] = {
     {"rsplit", 0, 1, 0, 2, {0, 1}},    {"ph", 1, 4, 1, 3, {1, 2, 4}},
     /* the GEMV's reach, an op's choice between kinds: lowbit tune times
     ** it apart (lb_tuner.c), never as a knob of one kernel */
-    {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}}};
+    {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}},
+    /* 9..32 rows as rows of one-fragment blocks (slices), or two and
+    ** four fragments; no effect on the plan of 1..8 rows */
+    {"slices", 0, 1, 0, 2, {0, 1}}};
 
 static lb_status parse_plan(const char *plan, const char *from,
                             int v[NKNOB]) {
@@ -131,6 +134,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[K_RSPLIT] = c->rsplit;
   v[K_PH] = c->ph;
   v[K_ROWS] = c->rows;
+  v[K_SLICES] = c->nf > 1 ? 0 : c->slices > 1 ? 1 : -1;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -347,14 +351,38 @@ int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan) {
   return lb_gemv_rows(r, n, k);
 }
 
+/* Slices: 9..16 rows (or 17..32) as two (four) rows of the one-fragment
+** kernel's blocks, 8 rows of x each, where the blocks of that kernel
+** (plan one) leave SMs idle, instead of one block taking two (four)
+** fragments of x.  Where the blocks are few, more of them beat longer
+** ones; a fragment's sums and dequantised weights are also fewer
+** registers.  H200, 2026-12-01, `lowbit bench` of the 49 sweep recipes at
+** K x N = 1024 x 256 and 1024 x 4096, M = 12 and 16, slices against
+** fragments in one build: at 1024 x 256 (4 to 16 blocks) slices took 0.69
+** to 0.98 of the time in 95 of 98 rows (3-, 5- and 7-bit codes 0.69 to
+** 0.90); at 1024 x 4096, 1-bit codes (64 blocks, 128 sliced) 0.82 to
+** 0.95, 3- and 5-bit codes (128, 256 sliced) 0.78 to 0.96 and 7-bit ones
+** (256, 512 sliced) 0.83 to 1.03, but 2-, 4- and 6-bit codes (128 blocks)
+** 0.92 to 1.12 and 8-bit ones (256) 0.97 to 1.22.  So: where the sliced
+** grid fits the SMs once, and for 3-, 5- and 7-bit codes (whose math,
+** not their bytes, bounds the fragments' kernel) four times. */
+static int slice_rule(const lb_format *f, const lb_gemv_cfg *one, int m,
+                      int sms) {
+  const long long grid =
+      (long long)one->grid * one->cluster * lb_gemv_frags(m);
+  const int odd = f->lay.bits % 2 == 1 && f->lay.bits > 1;
+  return grid <= (long long)sms * (odd ? 4 : 1);
+}
+
 static lb_status plan(const lb_format *f, int n, int k, int sms,
                       const char *tune, const char *from, int m,
                       lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
-  int xminb_set = 0;
+  int xminb_set = 0, slices = -1;
   memset(cfg, 0, sizeof *cfg);
   cfg->ph = 1;
+  cfg->slices = 1;
   tiles = lb_kpad(&lay, k) / lay.tile;
   groups = (n + 15) / 16;
   /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
@@ -711,6 +739,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (st != LB_OK) return st;
     plan_override(cfg, stage, v);
     xminb_set = v[K_XMINB] >= 0;
+    slices = v[K_SLICES];
   }
   /* Four fragments (17..32 rows) hold twice the sums of two: blocks of 8
   ** warps (128 registers) spilled them (a16w4_g128 at 8192 x 8192, sm_90:
@@ -810,6 +839,16 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->nf > 1 && cfg->xs_m > 0 && cfg->xminb > 1 && !xminb_set &&
       (long long)cfg->grid * cfg->cluster <= sms)
     cfg->xminb = 1;
+  if (m > LB_MAX_M) {   /* (the rows were checked above) */
+    lb_gemv_cfg one;
+    const lb_status st = plan(f, n, k, sms, tune, from, 1, &one);
+    if (st != LB_OK) return st;
+    if (slices < 0) slices = slice_rule(f, &one, m, sms);
+    if (slices) {
+      *cfg = one;
+      cfg->slices = lb_gemv_frags(m);
+    }
+  }
   return LB_OK;
 }
 
@@ -865,9 +904,18 @@ static void emit_entries(lb_buf *b, const lb_gemv_cfg *cfg) {
       "%s(const lb_act_t *x, const unsigned *w, const lb_scale_t *s, "
       "const lb_zero_t *z,\n"
       "        const lb_out_t *bias, lb_out_t *y, int m, int early) {\n"
+      "%s"
       "  lb_gemv_run<LB_SPLIT, %s, %s>(x, w, s, z, bias, y, m, early);\n}\n",
       xs ? cfg->xminb : cfg->minb, cfg->cluster > 1 ? " LB_CLUSTER_DIMS" : "",
-      xs ? LB_KERNEL_XS : LB_KERNEL, st, xs ? "true" : "false");
+      xs ? LB_KERNEL_XS : LB_KERNEL,
+      cfg->slices > 1
+          ? "  // Slices (plan: slices): row b of the grid takes x's rows "
+            "8 b .. 8 b + 7\n  // and writes y's.\n"
+            "  x += (size_t)blockIdx.y * 8 * LB_K;\n"
+            "  y += (size_t)blockIdx.y * 8 * LB_N;\n"
+            "  m = min(m - 8 * (int)blockIdx.y, 8);\n"
+          : "",
+      st, xs ? "true" : "false");
   }
 }
 
@@ -904,7 +952,7 @@ int lb_gemv_xs_rows(const lb_gemv_cfg *c, int sms, int smsm, int smres,
   if (lb_gemv_xs_most(c) == c->xs_m || sms <= 0 || smsm <= 0 ||
       c->xrowb <= 0 || c->grid <= 0)
     return c->xs_m;
-  even = (c->grid + sms - 1) / sms;
+  even = (c->grid * c->slices + sms - 1) / sms;   /* (every row of blocks) */
   room = smsm / even - smres - smem;
   if (room > smopt - smem) room = smopt - smem;
   rows = room > 0 ? room / c->xrowb : 0;
@@ -938,6 +986,7 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
   lb_gemv_cfg cfg;
   lb_status st;
   char srg[LB_ARCH_LEN];   /* the ring's scales, per arch where they differ */
+  char rows[128];          /* the rows of x, and how they are laid out */
   lb_buf_init(b);
   if (r == NULL) return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
   if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK ||
@@ -957,6 +1006,12 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     else
       snprintf(srg, sizeof srg, "%s", a);
   }
+  if (cfg.slices > 1)
+    snprintf(rows, sizeof rows, "up to %d rows of x,\n// in %d rows of "
+             "blocks, 8 rows of x each (gridDim.y; plan: slices)",
+             LB_MAX_M * cfg.slices, cfg.slices);
+  else
+    snprintf(rows, sizeof rows, "up to %d rows of x", LB_MAX_M * cfg.nf);
   lb_buf_printf(b,
     "// Generated by lowbit from recipe '%s' (%s): the GEMV kind, for "
     "activation rows 1..%d.\n"
@@ -965,16 +1020,15 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps; each\n// 16-channel group's tiles split over %d warp(s), "
     "%d tile(s) in flight per warp%s\n// (LB_WARPS, LB_SPLIT and the cluster "
-    "below); up to %d rows of x.\n"
+    "below); %s.\n"
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, lb_base_name(r->file), LB_MAX_M * cfg.nf,
+    r->name, lb_base_name(r->file), LB_MAX_M * cfg.nf * cfg.slices,
     strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages,
-    cfg.fstages != cfg.stages ? " on sm_90 (LB_STAGES)" : "",
-    LB_MAX_M * cfg.nf, n, k);
+    cfg.fstages != cfg.stages ? " on sm_90 (LB_STAGES)" : "", rows, n, k);
   lb_plan_comment(b, tune, from);
   lb_emit_prelude(b, &f);
   lb_emit_prelude_w16(b, &f);   /* the two-fragment kernel's dequantisation */

@@ -46,6 +46,8 @@ typedef struct lb_gemv_cfg {
   int nf;       /* fragments of 8 rows of x (2: m up to 16, 4: 32) */
   int rows;     /* the op's GEMV takes 1..rows (8, 16, 32; plan knob,
                 ** read from the plan of 1..8 rows; lb_gemv_rows) */
+  int slices;   /* 9..32 rows run as this many rows of one-fragment blocks,
+                ** 8 rows of x each (gridDim.y); 1: not (nf fragments) */
   int pf;       /* x, scales and zeros from global memory prefetched into
                 ** L2 with each tile's words */
   int fold;     /* before sm_90 (no clusters), fold blocks of a cluster

@@ -119,7 +119,7 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   if ((st = check_m(m, fn)) != LB_OK) return st;
   if (m <= reach(r, n, k)) {
     lb_gemv_cfg c;
-    char fold[48] = "", fst[32] = "", more[48] = "", xs[96];
+    char fold[48] = "", fst[32] = "", more[48] = "", xs[96], frags[96];
     if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
                            "LOWBIT_PLAN", &c)) != LB_OK)
       return st;
@@ -136,14 +136,20 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
                c.warps * c.fold, c.split * c.fold);
     if (c.fstages != c.stages)
       snprintf(fst, sizeof fst, " (before sm_90 %d)", c.fstages);
+    if (c.slices > 1)
+      snprintf(frags, sizeof frags, ", %d..%d rows as %d rows of blocks "
+               "(slices), 8 each", LB_MAX_M * c.slices / 2 + 1,
+               LB_MAX_M * c.slices, c.slices);
+    else
+      snprintf(frags, sizeof frags, "%s",
+               c.nf == 4   ? ", four fragments of x (17..32 rows)"
+               : c.nf == 2 ? ", two fragments of x (9..16 rows)"
+                           : "");
     w = snprintf(text, len,
                  "%d block(s) of %d warps, split %d%s, cluster %d%s, %d "
                  "stage(s)%s%s, %s%s", c.grid, c.warps,
                  c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
-                 fold, c.stages, fst, c.lazy ? " (lazy)" : "", xs,
-                 c.nf == 4   ? ", four fragments of x (17..32 rows)"
-                 : c.nf == 2 ? ", two fragments of x (9..16 rows)"
-                             : "");
+                 fold, c.stages, fst, c.lazy ? " (lazy)" : "", xs, frags);
     {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
         ** the 99 KB parts come before sm_90 and run the folded one */
       int t;

@@ -480,8 +480,9 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
     }
   }
   if (st == LB_OK) st = cluster_grid(c, fn, &cfg, &blocks, where);
-  if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks, smem,
-                                      smem + cfg.xs_m * cfg.xrowb);
+  /* (spread: for its most rows of blocks, slices; the fewer need less) */
+  if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks * cfg.slices,
+                                      smem, smem + cfg.xs_m * cfg.xrowb);
   /* (stat: the kernel's static shared memory, its sums) */
   if (st == LB_OK && v == 0 && cfg.early)
     carve_of(c, fn, blocks, (spread > 0 ? spread : smem) + stat);
@@ -1095,17 +1096,23 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     p->smem = (unsigned)bk->cfg.smem;
   } else {
     const lb_gemv_cfg *cfg = &gv->cfg;
-    /* first: two and four fragments compile on their first run */
+    int rows = m;   /* a block's rows of x */
+    /* first: 9..32 rows' kernels compile on their first run */
     if ((st = gemv_fn(op, gv_index(m))) != LB_OK) return st;
     p->gemv = 1;
-    p->fn = gv->fn_xs != NULL && m <= cfg->xs_m ? gv->fn_xs : gv->fn;
+    p->gy = 1;
+    if (cfg->slices > 1) {   /* rows of blocks, 8 rows of x each */
+      p->gy = (unsigned)((m + LB_MAX_M - 1) / LB_MAX_M);
+      rows = LB_MAX_M;
+    }
+    p->fn = gv->fn_xs != NULL && rows <= cfg->xs_m ? gv->fn_xs : gv->fn;
     /* only a source made for it is launched early (lb_op_overlap makes
     ** it: x by plain loads, LB_EARLY) */
     p->pdl = op->overlap && cfg->early;
     p->gx = gv->blocks;
-    p->gy = 1;
     p->threads = (unsigned)gv->threads;
-    p->smem = (unsigned)(gv->smem + (p->fn == gv->fn_xs ? m * cfg->xrowb : 0));
+    p->smem =
+        (unsigned)(gv->smem + (p->fn == gv->fn_xs ? rows * cfg->xrowb : 0));
     if (p->pdl && (unsigned)gv->spread > p->smem)
       p->smem = (unsigned)gv->spread;   /* (spread_of) */
   }

@@ -72,9 +72,31 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
       free(s2);
     }
   }
-  CHECK(c.nf == (m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1),
-        "%s n=%d k=%d m=%d: %d fragments",
-        name, n, k, m, c.nf);
+  /* m's rows in fragments of x, or in slices: rows of the one-fragment
+  ** kernel's blocks, where the rules find its grid that many times over
+  ** within the SMs (four times for 3-, 5- and 7-bit codes) */
+  {
+    const int frags = m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
+    CHECK(c.slices == 1 ? c.nf == frags : c.nf == 1 && c.slices == frags,
+          "%s n=%d k=%d m=%d: %d fragments, %d slices", name, n, k, m, c.nf,
+          c.slices);
+    if (plan == NULL && frags > 1) {
+      const int odd = r->bits % 2 == 1 && r->bits > 1;
+      lb_gemv_cfg one;
+      CHECK(lb_plan_gemv(r, n, k, 1, sms, NULL, "test", &one) == LB_OK,
+            "%s: %s", name, lb_errmsg());
+      CHECK((c.slices > 1) ==
+                ((long long)one.grid * one.cluster * frags <=
+                 (long long)sms * (odd ? 4 : 1)),
+            "%s n=%d k=%d m=%d: %d slices of %d blocks in clusters of %d "
+            "on %d SMs", name, n, k, m, c.slices, one.grid, one.cluster,
+            sms);
+      one.slices = c.slices;
+      CHECK(c.slices == 1 || memcmp(&one, &c, sizeof c) == 0,
+            "%s n=%d k=%d m=%d: slices of another plan than 1..8 rows'",
+            name, n, k, m);
+    }
+  }
   /* the template's lb_red[LB_WARPS][4 LB_NF][32], the block's warps (the
   ** folded block's before sm_90, at least as many) */
   red = c.warps * c.fold * 4 * c.nf * 32 * 4;
@@ -125,7 +147,7 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   {
     const int smsm = 228 * 1024, res = 1024, opt = 227 * 1024;
     const int xr = lb_gemv_xs_rows(&c, sms, smsm, res, opt, c.smem + red);
-    const long long even = (c.grid + sms - 1) / sms;
+    const long long even = ((long long)c.grid * c.slices + sms - 1) / sms;
     CHECK(xr == c.xs_m ||
               (xr > c.xs_m && xr <= LB_XS_MORE && c.nf == 1 &&
                c.cluster == 1 &&
@@ -199,6 +221,9 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
              LB_OK) {
     check_plan_with(r, name, n, k, 2 * LB_MAX_M, sms, NULL);
     check_plan_with(r, name, n, k, LB_GEMV_MOST, sms, NULL);
+    /* both ways of taking 9..32 rows, whichever the rules choose */
+    check_plan_with(r, name, n, k, LB_GEMV_MOST, sms, "slices=0");
+    check_plan_with(r, name, n, k, LB_GEMV_MOST, sms, "slices=1");
     check_plan_with(r, name, n, k, 1, sms, "rows=32");
     CHECK(lb_plan_gemv(r, n, k, 1, sms, "rows=32", "test", &c) == LB_OK &&
               c.rows == 32 && lb_gemv_reach(r, n, k, "rows=32") == 32,
@@ -646,7 +671,8 @@ static void check_two_frag_xs(void) {
   if ((r = load("w4.lua", w4_text)) == NULL) return;
   for (i = 0; i < 2; i++) {
     lb_gemv_cfg c;
-    CHECK(gemv_rows(r, "w4", shp[i][0], shp[i][1], 16, NULL, &c) &&
+    /* (the second shape's rules take 9..16 rows in slices) */
+    CHECK(gemv_rows(r, "w4", shp[i][0], shp[i][1], 16, "slices=0", &c) &&
               c.nf == 2 && c.xs_m == shp[i][2],
           "w4 %d x %d, 16 rows: %d fragment(s), x resident up to m = %d, not %d",
           shp[i][1], shp[i][0], c.nf, c.xs_m, shp[i][2]);
@@ -797,6 +823,49 @@ static void check_mixed_slots(void) {
 ** 16384 (16 tiles), where 2 measured slower.  The code-row split only
 ** with one tile and few blocks (or blocks of two groups at most the
 ** SMs), and only where the template has it. */
+/* Slices: 9..32 rows as rows of the one-fragment kernel's blocks where
+** its grid leaves SMs idle (four times the SMs for 3-, 5- and 7-bit
+** codes), the source then offsetting x and y by blockIdx.y; elsewhere
+** two and four fragments, as before, and a plan's slices knob decides. */
+static void check_slices(void) {
+  static const struct {
+    const char *name, *text, *plan;
+    int n, k, m, slices, nf;
+  } at[] = {
+      {"w4", w4_text, NULL, 256, 1024, 16, 2, 1},
+      {"w4", w4_text, NULL, 256, 1024, 32, 4, 1},
+      {"w4", w4_text, NULL, 256, 1024, 12, 2, 1},
+      {"w4", w4_text, NULL, 256, 1024, 1, 1, 1},
+      {"w4", w4_text, "slices=0", 256, 1024, 16, 1, 2},
+      {"w4", w4_text, NULL, 4096, 1024, 16, 1, 2},      /* 128 blocks */
+      {"w4", w4_text, "slices=1", 4096, 1024, 16, 2, 1},
+      {"w4", w4_text, NULL, 8192, 8192, 16, 1, 2},
+      {"w5", w5_text, NULL, 4096, 1024, 16, 2, 1},      /* 5-bit codes */
+      {"w1", w1_text, NULL, 8192, 8192, 32, 1, 4}};
+  size_t i;
+  for (i = 0; i < sizeof at / sizeof at[0]; i++) {
+    lb_recipe *r = load(at[i].name, at[i].text);
+    lb_gemv_cfg c;
+    char *src = NULL;
+    if (r == NULL) continue;
+    CHECK(gemv_rows(r, at[i].name, at[i].n, at[i].k, at[i].m, at[i].plan,
+                    &c) &&
+              c.slices == at[i].slices && c.nf == at[i].nf,
+          "%s %d x %d, %d rows, %s: %d slices, %d fragments; not %d, %d",
+          at[i].name, at[i].k, at[i].n, at[i].m,
+          at[i].plan ? at[i].plan : "rules", c.slices, c.nf, at[i].slices,
+          at[i].nf);
+    if (lb_gen_gemv(r, at[i].n, at[i].k, at[i].m, 132, at[i].plan, "test", 0,
+                    NULL, &src) == LB_OK)
+      CHECK((strstr(src, "blockIdx.y") != NULL) == (at[i].slices > 1),
+            "%s %d x %d, %d rows: the source %s blockIdx.y", at[i].name,
+            at[i].k, at[i].n, at[i].m,
+            at[i].slices > 1 ? "does not read" : "reads");
+    free(src);
+    lb_recipe_free(r);
+  }
+}
+
 static void check_short_k(void) {
   static const char text[] =
       "name \"w5g32\"\nactivations \"bf16\"\n"
@@ -1562,6 +1631,7 @@ int main(void) {
   check_two_tiles();
   check_mixed_slots();
   check_short_k();
+  check_slices();
   check_phases();
   check_plan_len();
   check_workspace_env();
