@@ -352,26 +352,29 @@ int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan) {
 }
 
 /* Slices: 9..16 rows (or 17..32) as two (four) rows of the one-fragment
-** kernel's blocks, 8 rows of x each, where the blocks of that kernel
-** (plan one) leave SMs idle, instead of one block taking two (four)
-** fragments of x.  Where the blocks are few, more of them beat longer
-** ones; a fragment's sums and dequantised weights are also fewer
-** registers.  H200, 2026-12-01, `lowbit bench` of the 49 sweep recipes at
-** K x N = 1024 x 256 and 1024 x 4096, M = 12 and 16, slices against
-** fragments in one build: at 1024 x 256 (4 to 16 blocks) slices took 0.69
-** to 0.98 of the time in 95 of 98 rows (3-, 5- and 7-bit codes 0.69 to
-** 0.90); at 1024 x 4096, 1-bit codes (64 blocks, 128 sliced) 0.82 to
-** 0.95, 3- and 5-bit codes (128, 256 sliced) 0.78 to 0.96 and 7-bit ones
-** (256, 512 sliced) 0.83 to 1.03, but 2-, 4- and 6-bit codes (128 blocks)
-** 0.92 to 1.12 and 8-bit ones (256) 0.97 to 1.22.  So: where the sliced
-** grid fits the SMs once, and for 3-, 5- and 7-bit codes (whose math,
-** not their bytes, bounds the fragments' kernel) four times. */
+** kernel's blocks, 8 rows of x each, instead of one block taking two
+** (four) fragments of x, where the one-fragment kernel's blocks (plan
+** one) leave SMs idle: more blocks, each a shorter chain of math.  H200,
+** 2026-12-01, `lowbit bench` of the shipped and bench recipes (1- to
+** 8-bit codes) at nine shapes from 1024 x 256 to 8192 x 8192 (K x N),
+** M = 12, 16, 24, 32, LOWBIT_PLAN=slices=1 against slices=0 in one
+** build, every row correct (rows the GEMV takes): where the sliced grid
+** fits the SMs once, slices took 0.63 to 0.98 of the time in all 40 rows
+** (a16w3_g128 at 1024 x 256, M = 32 9.8 -> 6.2 us, a16w1_g64 at 4096 x
+** 1024, M = 24 9.4 -> 8.0).  Twice over (256 sliced blocks), faster in 12
+** of 12 rows for 1-bit codes (0.81 to 0.95) and 3-bit ones (0.84 to
+** 0.94), 6 of 8 for 5-bit ones (0.86 to 0.97; 1.05 at 16384 x 256), but 4
+** of 12 for 2-bit codes (to 1.10), 3 of 24 for 4-bit ones (to 1.36), 4 of
+** 8 for 7-bit ones (to 1.10), none for 6- and 8-bit ones (1.01 to 1.33).
+** Further over (512 and more) 1- and 3-bit codes lost in 19 of 26 rows
+** (to 1.81, a16w3_g128 at 4096 x 4096).  So: once for every width, twice
+** for 1-, 3- and 5-bit codes. */
 static int slice_rule(const lb_format *f, const lb_gemv_cfg *one, int m,
                       int sms) {
   const long long grid =
       (long long)one->grid * one->cluster * lb_gemv_frags(m);
-  const int odd = f->lay.bits % 2 == 1 && f->lay.bits > 1;
-  return grid <= (long long)sms * (odd ? 4 : 1);
+  const int b = f->lay.bits, twice = b == 1 || b == 3 || b == 5;
+  return grid <= (long long)sms * (twice ? 2 : 1);
 }
 
 static lb_status plan(const lb_format *f, int n, int k, int sms,

@@ -113,7 +113,9 @@ LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
 ** to 8 (lb_generate's source) and up to its reach (lb_rows_at: two
-** fragments of x to 16 rows, four to 32), else the GEMM of m's bucket (rows
+** fragments of x to 16 rows, four to 32, or, where the one-fragment
+** kernel's blocks leave SMs idle, that kernel in rows of blocks, the plan
+** knob slices), else the GEMM of m's bucket (rows
 ** 9..16, 17..32, 33..64, 65..160, 161..256, 257..384, 385 and more).
 ** m = 1..LB_MAX_ROWS. */
 #define LB_MAX_ROWS (1 << 20)
@@ -124,7 +126,8 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 ** N x K (n, k): its kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end),
 ** and the range's index, as lb_op_plan, the tuning table and `lowbit
 ** tune` key plans: -1 the GEMV with one fragment of x (1..8 rows), -2
-** with two (9..16 rows), -3 with four (17..32), 0.. the GEMM's buckets.
+** with two (9..16 rows), -3 with four (17..32; either in slices where
+** the plan says so), 0.. the GEMM's buckets.
 ** Where the GEMV ends (its reach) depends on the shape: by the rules, 32
 ** rows for every width but 5- to 7-bit codes (16) and bf16 activations
 ** with 8-bit codes (8) in layers of 4M weights or fewer; in larger ones
@@ -240,13 +243,18 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   5- to 7-bit codes).  An
 **   op reads it from the plan of 1..8 rows; lowbit tune times the three
 **   and keeps the fastest for 9..32 rows in the table's GEMV plan.
+**   slices  9..16 (17..32) rows as two (four) rows of the one-fragment
+**   kernel's blocks, 8 rows of x each (1), or one block taking two (four)
+**   fragments of x (0); the rules' 1 where the sliced grid fits the SMs
+**   once, twice for 1-, 3- and 5-bit codes; no effect on 1..8 rows.
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM
 ** bucket and to the GEMV, for experiments; the tuning table (below) holds
 ** one per kernel, shape and device.  A plan in words with every GEMV knob
-** at its widest is 104 characters (with rows): LB_PLAN_LEN leaves room to
-** grow (it was 96 before 2026-11-28, one short of what it was then). */
+** at its widest is 113 characters (with rows and slices): LB_PLAN_LEN
+** leaves room to grow (it was 96 before 2026-11-28, one short of what it
+** was then). */
 #define LB_PLAN_LEN 128
 /* lb_generate_m's source with plan's knobs (the GEMV's for the rows it takes). */
 LB_API lb_status lb_generate_plan(const lb_recipe *r, int n, int k, int m,

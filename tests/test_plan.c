@@ -74,20 +74,20 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   }
   /* m's rows in fragments of x, or in slices: rows of the one-fragment
   ** kernel's blocks, where the rules find its grid that many times over
-  ** within the SMs (four times for 3-, 5- and 7-bit codes) */
+  ** within the SMs (within twice the SMs for 1-, 3- and 5-bit codes) */
   {
     const int frags = m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
     CHECK(c.slices == 1 ? c.nf == frags : c.nf == 1 && c.slices == frags,
           "%s n=%d k=%d m=%d: %d fragments, %d slices", name, n, k, m, c.nf,
           c.slices);
     if (plan == NULL && frags > 1) {
-      const int odd = r->bits % 2 == 1 && r->bits > 1;
+      const int twice = r->bits == 1 || r->bits == 3 || r->bits == 5;
       lb_gemv_cfg one;
       CHECK(lb_plan_gemv(r, n, k, 1, sms, NULL, "test", &one) == LB_OK,
             "%s: %s", name, lb_errmsg());
       CHECK((c.slices > 1) ==
                 ((long long)one.grid * one.cluster * frags <=
-                 (long long)sms * (odd ? 4 : 1)),
+                 (long long)sms * (twice ? 2 : 1)),
             "%s n=%d k=%d m=%d: %d slices of %d blocks in clusters of %d "
             "on %d SMs", name, n, k, m, c.slices, one.grid, one.cluster,
             sms);
@@ -824,8 +824,8 @@ static void check_mixed_slots(void) {
 ** with one tile and few blocks (or blocks of two groups at most the
 ** SMs), and only where the template has it. */
 /* Slices: 9..32 rows as rows of the one-fragment kernel's blocks where
-** its grid leaves SMs idle (four times the SMs for 3-, 5- and 7-bit
-** codes), the source then offsetting x and y by blockIdx.y; elsewhere
+** its grid leaves SMs idle (twice the SMs for 1-, 3- and 5-bit codes),
+** the source then offsetting x and y by blockIdx.y; elsewhere
 ** two and four fragments, as before, and a plan's slices knob decides. */
 static void check_slices(void) {
   static const struct {

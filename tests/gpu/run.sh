@@ -210,7 +210,9 @@ fi
 # at K = 16384 on mma.sync's plan); the GEMV's one-stage rings in clusters
 # on sm_90 (7-bit codes at N = 1024, K = 16384; 5-bit codes there, with the
 # scales in the ring on sm_90 only); 1-bit codes' words read where used so
-# that their scales travel in the ring (N = 1024, K = 16384).
+# that their scales travel in the ring (N = 1024, K = 16384); slices (3-bit
+# codes at N = 257, K = 1024, M = 27: four rows of the one-fragment
+# kernel's blocks, the last with 3 rows of x, a partial channel block).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
@@ -249,7 +251,8 @@ if room 300 sanitizer; then
          "wg=0:$root/recipes/a16w4_g128.lua 64 200 16384"
          "$root/bench/recipes/a16w7_g32.lua 8 1024 16384"
          "$root/bench/recipes/a16w5_g64.lua 5 1024 16384"
-         "$root/recipes/a16w1_g64.lua 8 1024 16384")
+         "$root/recipes/a16w1_g64.lua 8 1024 16384"
+         "$root/recipes/a16w3_g128.lua 27 257 1024")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's

@@ -64,6 +64,16 @@ def test_gemm_source_per_bucket():
         assert c.warnings == 0 and c.binary > 0, c.log
 
 
+def test_slices():
+    # a small layer (8 blocks at N = 256, K = 1024): 9..32 rows run the
+    # one-fragment kernel in rows of blocks, not two or four fragments
+    g16 = lowbit.generate("a16w4_g128", 256, 1024, m=16)
+    assert "constexpr int LB_NF = 1;" in g16 and "blockIdx.y" in g16
+    assert "blockIdx.y" not in lowbit.generate("a16w4_g128", 256, 1024)
+    k = lowbit.describe_kernel("a16w4_g128", 256, 1024, 32)
+    assert k.kind == "gemv" and "4 rows of blocks (slices)" in k.plan
+
+
 def test_describe_kernel():
     k8 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 8)
     k16 = lowbit.describe_kernel("a16w4_g128", 8192, 8192, 16)
