@@ -656,8 +656,15 @@ int lb_tune_run(const lb_tune_opts *o) {
          o->iters);
   for (i = 0; i < o->nm; i++)
     if ((b = bucket_of(&t, o->m[i])) == -2 || b == -3) {
-      printf("m = %d: the GEMV with %s fragments of x (not tuned: the "
-             "rules' plan)\n", o->m[i], b == -2 ? "two" : "four");
+      /* (the plan's words say whether it runs in slices) */
+      char p[LB_PLAN_LEN];
+      lb_plan_from f;
+      const int sliced = lb_op_plan(t.op, o->m[i], p, &f) == LB_OK &&
+                         strstr(p, "slices=1") != NULL;
+      printf("m = %d: the GEMV %s (not tuned: the rules' plan)\n", o->m[i],
+             sliced    ? "in rows of one-fragment blocks (slices)"
+             : b == -2 ? "with two fragments of x"
+                       : "with four fragments of x");
       break;
     }
   /* every range of rows in order (lb_rows_at), but the two-fragment

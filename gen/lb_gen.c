@@ -48,8 +48,9 @@ static const lb_knob knob[NKNOB] = {
     ** it apart (lb_tuner.c), never as a knob of one kernel */
     {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}},
     /* 9..32 rows as rows of one-fragment blocks (slices), or two and
-    ** four fragments; no effect on the plan of 1..8 rows */
-    {"slices", 0, 1, 0, 2, {0, 1}}};
+    ** four fragments: no effect on the plan of 1..8 rows, the one lowbit
+    ** tune times (the kernels of 9..32 rows keep the rules' plan) */
+    {"slices", 0, 1, 0, 0, {0}}};
 
 static lb_status parse_plan(const char *plan, const char *from,
                             int v[NKNOB]) {
