@@ -480,7 +480,8 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
     }
   }
   if (st == LB_OK) st = cluster_grid(c, fn, &cfg, &blocks, where);
-  /* (spread: for its most rows of blocks, slices; the fewer need less) */
+  /* (spread: for its most rows of blocks, slices; with fewer rows an SM
+  ** may take a little more than an even spread) */
   if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks * cfg.slices,
                                       smem, smem + cfg.xs_m * cfg.xrowb);
   /* (stat: the kernel's static shared memory, its sums) */
