@@ -23,6 +23,8 @@
 #define GAIN 0.97       /* a plan replaces the rules' only this much faster */
 #define RETIME 3        /* alternate timings of the winner and the rules */
 #define ONE 8           /* rows of one GEMV fragment of x */
+#define HI 5            /* the fewest rows of 5..8 rows' own GEMV kernel
+                        ** (where a plan's hcl gives them one) */
 #define MOST 32         /* rows the GEMV takes at most (its rows knob) */
 
 /* One M's rows on the GPU and their sampled reference. */
@@ -87,17 +89,24 @@ static void *pre_work(void *p) {
   for (;;) {
     char *src = NULL;
     lb_offline info;
-    int i;
+    int i, j, ms[2];
     pthread_mutex_lock(&q->lock);
     i = q->next++;
     pthread_mutex_unlock(&q->lock);
     if (i >= q->count) break;
     /* into the disk cache, where the op's compile finds it; a failure
-    ** shows again, with its message, when the plan is set and run */
-    if (lb_generate_plan(q->r, q->n, q->k, q->m, q->sms, q->plans[i], &src) ==
-        LB_OK)
-      lb_compile_offline(src, q->arch, &info, NULL);
-    lb_free(src);
+    ** shows again, with its message, when the plan is set and run.  The
+    ** GEMV's bucket runs the kernel of 1 row and, where the plan's hcl
+    ** gives 5..8 rows their own, of HI (else the same source, a hit) */
+    ms[0] = q->m <= ONE ? 1 : q->m;
+    ms[1] = q->m <= ONE && q->m >= HI ? HI : 0;
+    for (j = 0; j < 2 && ms[j] > 0; j++) {
+      if (lb_generate_plan(q->r, q->n, q->k, ms[j], q->sms, q->plans[i],
+                           &src) == LB_OK)
+        lb_compile_offline(src, q->arch, &info, NULL);
+      lb_free(src);
+      src = NULL;
+    }
   }
   return NULL;
 }
@@ -189,15 +198,26 @@ static int measure(tuner *t, int b, int whole, const char *plan,
   if (whole && b >= 0 &&
       snprintf(own, sizeof own, "%s,tl=0", plan) < (int)sizeof own)
     plan = own;
-  if (lb_op_set_plan(t->op, m0, plan) != LB_OK ||
-      lb_op_prepare(t->op, m0, m0) != LB_OK) {
+  if (lb_op_set_plan(t->op, m0, plan) != LB_OK) {
     /* the planner offered it: a plan that does not build is worth seeing */
     printf("  skipped %s: %s\n", plan, lb_errmsg());
     return 0;
   }
-  if (!spill_ok && lb_op_info_m(t->op, m0, &info) == LB_OK && info.spill > 0) {
-    printf("  skipped %s: spills %d bytes a thread\n", plan, info.spill);
-    return 0;
+  /* every kernel the bucket's rows run (the GEMV's 1..8 rows may run two:
+  ** 5..8 rows' hcl) */
+  for (i = 0; i < t->o->nm; i++) {
+    const int m = t->rw[i].m;
+    if (bucket_of(t, m) != b) continue;
+    if (lb_op_prepare(t->op, m, m) != LB_OK) {
+      printf("  skipped %s: %s\n", plan, lb_errmsg());
+      return 0;
+    }
+    if (!spill_ok && lb_op_info_m(t->op, m, &info) == LB_OK &&
+        info.spill > 0) {
+      printf("  skipped %s: spills %d bytes a thread (m = %d)\n", plan,
+             info.spill, m);
+      return 0;
+    }
   }
   for (i = 0; i < t->o->nm; i++) {
     tjob j = {t, t->rw[i].m};

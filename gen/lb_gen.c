@@ -33,7 +33,7 @@
 ** keys too).  K_* name the table's rows, in order: change the two
 ** together. */
 enum { K_WARPS, K_SPLIT, K_STAGES, K_MINB, K_XMINB, K_XRES, K_LAZY, K_CLUSTER,
-       K_FOLD, K_PF, K_SR, K_RSPLIT, K_PH, K_ROWS, K_SLICES, NKNOB };
+       K_FOLD, K_PF, K_SR, K_RSPLIT, K_PH, K_ROWS, K_SLICES, K_HCL, NKNOB };
 static const lb_knob knob[NKNOB] = {
     {"warps", 1, 8, 1, 4, {1, 2, 4, 8}}, {"split", 1, 8, 1, 4, {1, 2, 4, 8}},
     {"stages", 1, 8, 0, 3, {1, 2, 3}},   {"minb", 1, 8, 0, 2, {1, 2}},
@@ -50,7 +50,11 @@ static const lb_knob knob[NKNOB] = {
     /* 9..32 rows as rows of one-fragment blocks (slices), or two and
     ** four fragments: no effect on the plan of 1..8 rows, the one lowbit
     ** tune times (the kernels of 9..32 rows keep the rules' plan) */
-    {"slices", 0, 1, 0, 0, {0}}};
+    {"slices", 0, 1, 0, 0, {0}},
+    /* 5..8 rows in a second kernel, clustered (0: none; a cluster no
+    ** larger than the plan's is none): lowbit tune times it with 1..4
+    ** rows' plan, the bucket's rows at 5..8 running it */
+    {"hcl", 0, 8, 1, 3, {0, 2, 4}}};
 
 static lb_status parse_plan(const char *plan, const char *from,
                             int v[NKNOB]) {
@@ -78,6 +82,7 @@ static void plan_override(lb_gemv_cfg *cfg, int stage, const int v[NKNOB]) {
   if (v[K_RSPLIT] >= 0) cfg->rsplit = v[K_RSPLIT];
   if (v[K_PH] >= 0) cfg->ph = v[K_PH];
   if (v[K_ROWS] >= 0) cfg->rows = v[K_ROWS];
+  if (v[K_HCL] >= 0) cfg->hcl = v[K_HCL];
   /* words read where they are used keep the stage busy through the
   ** tile's math: two stages at least (the rules' warps leave room for
   ** two; plan() keeps one where a warp has one tile) */
@@ -123,12 +128,12 @@ static void fold_fit(lb_gemv_cfg *cfg, int stage, int tiles) {
 static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[K_WARPS] = c->warps;
   v[K_SPLIT] = c->split;
-  v[K_STAGES] = c->stages;
+  v[K_STAGES] = c->pst > 0 ? c->pst : c->stages;
   v[K_MINB] = c->minb;
   v[K_XMINB] = c->xminb;
   v[K_XRES] = c->xres / 1024;
   v[K_LAZY] = c->lazy;
-  v[K_CLUSTER] = c->cluster;
+  v[K_CLUSTER] = c->pcl > 0 ? c->pcl : c->cluster;
   v[K_FOLD] = c->fold;
   v[K_PF] = c->pf;
   v[K_SR] = c->sring > 0;
@@ -136,6 +141,7 @@ static void knobs_of(const lb_gemv_cfg *c, int v[NKNOB]) {
   v[K_PH] = c->ph;
   v[K_ROWS] = c->rows;
   v[K_SLICES] = c->nf > 1 ? 0 : c->slices > 1 ? 1 : -1;
+  v[K_HCL] = c->nf > 1 ? -1 : c->hcl;
 }
 
 void lb_gemv_plan_text(const lb_gemv_cfg *c, char *buf, size_t len) {
@@ -378,12 +384,41 @@ static int slice_rule(const lb_format *f, const lb_gemv_cfg *one, int m,
   return grid <= (long long)sms * (twice ? 2 : 1);
 }
 
+/* 5..8 rows of 7-bit codes in clusters of 4 (hcl), where that gives each
+** warp of the 1..8-row plan's blocks of 2 warps (split 2) one tile (K =
+** 8192) and those blocks are at least three an SM: at 1..4 rows x is
+** resident (one row) or few rows stream, and clusters lost (28.4 -> 34.5
+** us at M = 1, 7-bit group 64 at 8192 x 8192); at 5..8 every row of x
+** streams from L2 a chunk ahead, and four times the blocks, each with one
+** tile and one stage (34 KB against 67: six an SM against three), keep
+** more of those loads in flight.  H200, one device call (2026-12-01),
+** `lowbit bench --m 1,5,8 --iters 30` of LOWBIT_PLAN=cluster=4,stages=1
+** against the rules, the sweep's and the shipped 7-bit recipes at 8192 x
+** 8192, us at M = 5 / 8: a16w7_g32 39.1 / 40.5 -> 33.9 / 35.2, group 32
+** with f32 zeros 40.4 / 41.8 -> 35.4 / 36.8, group 1024 35.2 / 36.3 ->
+** 30.9 / 32.5, group 256 34.2 / 35.7 -> 31.0 / 32.5, per channel 34.7 /
+** 35.8 -> 30.3 / 31.6, group 64 with f32 scales 37.2 / 38.6 -> 35.8 /
+** 36.8; group 128 without zeros 35.1 / 36.3 -> 35.8 / 36.9 (cuBLAS fp16
+** 35.9 to 41.5).  Not where clusters of 2 give each warp a tile (4096 x
+** 14336: 4 of 7 recipes faster, group 128 26.6 -> 32.8 at M = 5), nor for
+** other widths (6-bit group 32 faster, the rest of the 6-bit recipes and
+** every 1- to 5- and 8-bit one slower: a16w4_g128 17.8 -> 31.0 at M =
+** 8). */
+static int hcl_rule(const lb_format *f, const lb_gemv_cfg *c, int tiles,
+                    int groups, int sms) {
+  return f->lay.bits == 7 && c->lazy && !c->rsplit && c->cluster == 1 &&
+                 c->fold == 1 && c->warps == 2 && c->split == 2 &&
+                 tiles == 4 * c->split &&
+                 channel_blocks(c, groups) >= 3 * sms
+             ? 4 : 0;
+}
+
 static lb_status plan(const lb_format *f, int n, int k, int sms,
                       const char *tune, const char *from, int m,
                       lb_gemv_cfg *cfg) {
   const lb_layout lay = f->lay;
   int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
-  int xminb_set = 0, slices = -1;
+  int xminb_set = 0, slices = -1, hi;
   memset(cfg, 0, sizeof *cfg);
   cfg->ph = 1;
   cfg->slices = 1;
@@ -744,6 +779,20 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     plan_override(cfg, stage, v);
     xminb_set = v[K_XMINB] >= 0;
     slices = v[K_SLICES];
+    if (v[K_HCL] < 0) cfg->hcl = hcl_rule(f, cfg, tiles, groups, sms);
+  }
+  /* 5..8 rows' cluster (hcl): cut as the cluster is below (a tile a
+  ** warp at least; a code-row split takes none), and none where no
+  ** larger than the plan's or past 8 rows, so that plans differing only
+  ** there are one */
+  while (cfg->hcl > cfg->cluster && cfg->split * cfg->hcl > tiles)
+    cfg->hcl /= 2;
+  if (cfg->hcl <= cfg->cluster || cfg->rsplit || m > LB_MAX_M) cfg->hcl = 0;
+  hi = cfg->hcl > 0 && m >= LB_GEMV_HI && m <= LB_MAX_M;
+  if (hi) {   /* (its words are 1..4 rows', which make it again) */
+    cfg->pcl = cfg->cluster;
+    cfg->pst = cfg->stages;
+    cfg->cluster = cfg->hcl;
   }
   /* Four fragments (17..32 rows) hold twice the sums of two: blocks of 8
   ** warps (128 registers) spilled them (a16w4_g128 at 8192 x 8192, sm_90:
@@ -827,12 +876,14 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   cfg->nf = lb_gemv_frags(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
-  /* x resident for the rows this kernel runs (one fragment 1..8, two
-  ** 9..16, four 17..32): up to its most, and none where x would not hold its fewest (an
+  /* x resident for the rows this kernel runs (one fragment 1..8, or 5..8
+  ** where hcl gives them a kernel, two 9..16, four 17..32): up to its
+  ** most, and none where x would not hold its fewest (an
   ** lb_gemv_xs that never launches costs its compile: a16w4_g128's, two
   ** fragments at 8192 x 8192 on sm_90, also spilled until 2026-11-28). */
   {
-    const int most = LB_MAX_M * cfg->nf, fewest = cfg->nf > 1 ? most / 2 + 1 : 1;
+    const int most = LB_MAX_M * cfg->nf,
+              fewest = cfg->nf > 1 ? most / 2 + 1 : hi ? LB_GEMV_HI : 1;
     if (cfg->xs_m > most) cfg->xs_m = most;
     if (cfg->xs_m < fewest) cfg->xs_m = 0;
   }
@@ -991,6 +1042,8 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
   lb_status st;
   char srg[LB_ARCH_LEN];   /* the ring's scales, per arch where they differ */
   char rows[128];          /* the rows of x, and how they are laid out */
+  char span[96];           /* the rows of the op this kernel runs */
+  char mopt[16] = "";      /* --m M where M = 1 would not make it */
   lb_buf_init(b);
   if (r == NULL) return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
   if ((st = lb_format_for(r, n, k, sms, "lb_generate", &f)) != LB_OK ||
@@ -1016,10 +1069,26 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
              LB_MAX_M * cfg.slices, cfg.slices);
   else
     snprintf(rows, sizeof rows, "up to %d rows of x", LB_MAX_M * cfg.nf);
+  /* the rows this kernel runs: 1..4 and 5..8 apart where hcl gives 5..8
+  ** rows a clustered kernel */
+  if (cfg.hcl > 0 && cfg.nf == 1 && cfg.slices == 1)
+    snprintf(span, sizeof span, m >= LB_GEMV_HI ? "%d..%d (plan: hcl; 1..%d "
+             "run another kernel)" : "1..%d (%d..%d run another kernel, "
+             "in clusters of %d: plan hcl)",
+             m >= LB_GEMV_HI ? LB_GEMV_HI : LB_GEMV_HI - 1,
+             m >= LB_GEMV_HI ? LB_MAX_M : LB_GEMV_HI,
+             m >= LB_GEMV_HI ? LB_GEMV_HI - 1 : LB_MAX_M, cfg.hcl);
+  else
+    snprintf(span, sizeof span, "1..%d", LB_MAX_M * cfg.nf * cfg.slices);
+  /* (the rows that regenerate this kernel: the default, 1, makes 1..8's) */
+  if (cfg.nf > 1 || cfg.slices > 1)
+    snprintf(mopt, sizeof mopt, " --m %d", LB_MAX_M * cfg.nf * cfg.slices);
+  else if (cfg.hcl > 0 && m >= LB_GEMV_HI)
+    snprintf(mopt, sizeof mopt, " --m %d", LB_GEMV_HI);
   lb_buf_printf(b,
     "// Generated by lowbit from recipe '%s' (%s): the GEMV kind, for "
-    "activation rows 1..%d.\n"
-    "// Regenerate with: lowbit gen %s --n %d --k %d --sms %d%s\n"
+    "activation rows %s.\n"
+    "// Regenerate with: lowbit gen %s --n %d --k %d%s --sms %d%s\n"
     "// Self-contained: compiles with NVRTC or nvcc, no headers needed.\n\n"
     "// Launch shape planned for n = %d, k = %d on %d SMs: %d block(s) of "
     "%d warps; each\n// 16-channel group's tiles split over %d warp(s), "
@@ -1028,8 +1097,8 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, lb_base_name(r->file), LB_MAX_M * cfg.nf * cfg.slices,
-    strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, sms,
+    r->name, lb_base_name(r->file), span,
+    strcmp(r->file, "stdin") ? lb_base_name(r->file) : "-", n, k, mopt, sms,
     strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg.grid, cfg.warps, cfg.split, cfg.stages,
     cfg.fstages != cfg.stages ? " on sm_90 (LB_STAGES)" : "", rows, n, k);
@@ -1160,11 +1229,14 @@ static lb_status cand_plan(void *p, const char *plan, void *cfg, int *v) {
 lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int m,
                              int sms, int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
-  /* clusters are tried only where there are any (sm_90 and newer) */
+  /* clusters are tried only where there are any (sm_90 and newer); the
+  ** words of 1..8 rows are the one-fragment kernel's (m = 1: 5..8 rows'
+  ** kernel is made from them, its hcl) */
   lb_knob kt[NKNOB];
-  cand_ctx x = {r, n, k, m, sms};
+  cand_ctx x = {r, n, k, m <= LB_MAX_M ? 1 : m, sms};
   memcpy(kt, knob, sizeof kt);
-  if (arch < 90) kt[7].ntry = 1;   /* cluster 1 */
+  if (arch < 90) kt[K_CLUSTER].ntry = kt[K_HCL].ntry = 1;   /* 1, and 0 */
+  if (m > LB_MAX_M) kt[K_HCL].ntry = 1;   /* (9..32 rows' kernels: none) */
   *count = 0;
   if (r == NULL) return lb_fail(LB_EARG, "lb_plan_candidates: recipe is NULL");
   return lb_knobs_candidates(kt, NKNOB, cand_plan, &x, sizeof(lb_gemv_cfg),

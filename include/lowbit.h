@@ -247,12 +247,17 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   kernel's blocks, 8 rows of x each (1), or one block taking two (four)
 **   fragments of x (0); the rules' 1 where the sliced grid fits the SMs
 **   once, twice for 1-, 3- and 5-bit codes; no effect on 1..8 rows.
+**   hcl  5..8 rows in a second one-fragment kernel, in clusters of hcl
+**   blocks on sm_90 (0: none, 2, 4, 8; none where no larger than the
+**   plan's cluster or than K's tiles allow); the rules' 4 for 7-bit codes
+**   at K = 8192 in blocks of 2 warps, three blocks an SM or more.  The
+**   op's plan for 5..8 rows reads in 1..4 rows' words.
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM
 ** bucket and to the GEMV, for experiments; the tuning table (below) holds
 ** one per kernel, shape and device.  A plan in words with every GEMV knob
-** at its widest is 113 characters (with rows and slices): LB_PLAN_LEN
+** at its widest is 119 characters (with rows, slices and hcl): LB_PLAN_LEN
 ** leaves room to grow (it was 96 before 2026-11-28, one short of what it
 ** was then). */
 #define LB_PLAN_LEN 128

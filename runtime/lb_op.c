@@ -55,9 +55,16 @@ typedef struct lb_bucket {
   CUfunction fn;
 } lb_bucket;
 
+/* The op's GEMV kernels: one fragment of x, two, four (indices 0, 1, 2:
+** lb_gemv_frags(m) / 2), and GV_HI, the one-fragment kernel of 5..8 rows
+** where the one-fragment plan gives them a cluster of their own (hcl). */
+enum { GV_HI = 3, GV_N };
+
 /* A GEMV kernel of the op: one fragment of x (up to LB_MAX_M rows),
 ** compiled with the op; two (up to 16) or four (up to 32), where the
-** reach takes them, compiled on first use (gemv_fn) or by lb_op_prepare.
+** reach takes them, and the one-fragment kernel of 5..8 rows where the
+** plan gives them one (its hcl), compiled on first use (gemv_fn) or by
+** lb_op_prepare.
 ** fn is published with a release store once everything else is set, so
 ** launches read it without a lock (NULL: not compiled). */
 typedef struct lb_gv {
@@ -84,22 +91,41 @@ struct lb_op {
   int has_zeros, has_bias;
   int out_size;
   int rows;               /* the GEMV's reach, its plan's rows: 8, 16, 32 */
-  lb_gv gv[3];            /* the GEMV: one fragment of x, two, four (fn
-                          ** NULL where not compiled yet) */
+  lb_gv gv[GV_N];         /* the GEMV: one fragment of x, two, four, and
+                          ** one for 5..8 rows (fn NULL where not compiled
+                          ** yet, or not the op's) */
   pthread_mutex_t lock;   /* guards compiling a bucket or a GEMV */
   lb_bucket gemm[LB_GEMM_BUCKETS];
   int overlap;            /* lb_op_overlap: launch with PDL */
 };
 
-/* The GEMV kernel for m rows (0: one fragment, 1: two, 2: four), the
-** rows each is made for, and how many the reach `rows` takes. */
+/* The GEMV kernels by fragments of x (0: one, 1: two, 2: four; GV_HI),
+** the rows each is made for, and how many the reach `rows` takes. */
 static int gv_index(int m) { return lb_gemv_frags(m) / 2; }
-static const int gv_rows[3] = {1, 2 * LB_MAX_M, LB_GEMV_MOST};
+static const int gv_rows[GV_N] = {1, 2 * LB_MAX_M, LB_GEMV_MOST, LB_GEMV_HI};
 static int gv_count(int rows) { return gv_index(rows) + 1; }
+
+/* The GEMV kernel m rows run (an index of op->gv); before sm_90 (no
+** clusters: 5..8 rows' kernel would walk K as 1..4 rows' does) not GV_HI. */
+static int gv_at(const lb_op *op, int m) {
+  return m >= LB_GEMV_HI && m <= LB_MAX_M && op->gv[0].cfg.hcl > 0 &&
+                 op->c->arch >= 90
+             ? GV_HI : gv_index(m);
+}
 
 /* The GEMV that m rows run, or NULL where the GEMM's buckets take them. */
 static const lb_gv *gemv_of(const lb_op *op, int m) {
-  return m > op->rows ? NULL : &op->gv[gv_index(m)];
+  return m > op->rows ? NULL : &op->gv[gv_at(op, m)];
+}
+
+/* The plan 5..8 rows' kernel is made from: the one-fragment kernel's
+** words (its hcl) into plan, or NULL where the rules (or LOWBIT_PLAN)
+** made that one. */
+static const char *hi_words(const lb_op *op, char plan[LB_PLAN_LEN]) {
+  const lb_gv *gv = &op->gv[0];
+  if (gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV) return NULL;
+  lb_gemv_plan_text(&gv->cfg, plan, LB_PLAN_LEN);
+  return plan;
 }
 
 /* Bucket b's plan where it has a source (lb_gemm_cfg_fn). */
@@ -485,7 +511,7 @@ static lb_status make_gemv(const lb_op *op, int v, int early,
   if (st == LB_OK) spread = spread_of(c, fn, fn_xs, blocks * cfg.slices,
                                       smem, smem + cfg.xs_m * cfg.xrowb);
   /* (stat: the kernel's static shared memory, its sums) */
-  if (st == LB_OK && v == 0 && cfg.early)
+  if (st == LB_OK && (v == 0 || v == GV_HI) && cfg.early)
     carve_of(c, fn, blocks, (spread > 0 ? spread : smem) + stat);
   lb_ctx_leave(&s);
   free(src);
@@ -503,14 +529,19 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
 }
 
 /* The plan of the op's GEMV v > 0 as gemv_fn compiles it (LOWBIT_PLAN's,
-** else the rules'), into *cfg, and where it comes from. */
+** else the rules'; 5..8 rows' from the one-fragment kernel's), into
+** *cfg, and where it comes from. */
 static lb_status plan_frags(const lb_op *op, int v, const char *where,
                             lb_gemv_cfg *cfg, lb_plan_from *from) {
   lb_plan_from f = LB_PLAN_RULES;
-  const char *plan = plan_or_env(NULL, &f);
+  char words[LB_PLAN_LEN];
+  const char *plan = v == GV_HI ? hi_words(op, words) : NULL;
+  if (plan) f = op->gv[0].from;
+  else plan = plan_or_env(NULL, &f);
   if (from) *from = f;
   return lb_plan_gemv(&op->rec, op->n, op->k, gv_rows[v], op->c->sms, plan,
-                      plan ? "LOWBIT_PLAN" : where, cfg);
+                      plan == words ? where : plan ? "LOWBIT_PLAN" : where,
+                      cfg);
 }
 
 /* The one-fragment GEMV from plan (as load_gemv), and the others its reach
@@ -527,16 +558,21 @@ static lb_status set_gemv(lb_op *op, const char *plan, lb_plan_from from,
   rows = op->gv[0].cfg.rows;
   for (v = 1; v < gv_count(rows) && st == LB_OK; v++)
     st = plan_frags(op, v, where, &cfg, NULL);
+  if (st == LB_OK && gv_at(op, LB_MAX_M) == GV_HI)
+    st = plan_frags(op, GV_HI, where, &cfg, NULL);
   if (st != LB_OK) {
     op->gv[0] = old;
     return st;
   }
   op->rows = rows;
+  /* 5..8 rows' kernel follows the new plan: made again on first use */
+  __atomic_store_n(&op->gv[GV_HI].fn, NULL, __ATOMIC_RELEASE);
   return LB_OK;
 }
 
 /* The GEMV v, compiled (or found in a cache) if it is not yet: the slow
-** path of a launch of 9..32 rows, taken once per kernel and op. */
+** path of a launch of 9..32 rows (and of 5..8 with their own kernel),
+** taken once per kernel and op. */
 static lb_status gemv_fn(const lb_op *cop, int v) {
   lb_op *op = (lb_op *)cop;   /* the kernel is a cache; the op is logically const */
   lb_gv *gv = &op->gv[v], g;
@@ -547,8 +583,13 @@ static lb_status gemv_fn(const lb_op *cop, int v) {
     pthread_mutex_unlock(&op->lock);
     return LB_OK;
   }
-  st = make_gemv(op, v, op->overlap, NULL, LB_PLAN_RULES, NULL, "lb_op_run",
-                 &g);
+  {
+    char words[LB_PLAN_LEN];
+    const char *plan = v == GV_HI ? hi_words(op, words) : NULL;
+    st = make_gemv(op, v, op->overlap, plan,
+                   plan ? op->gv[0].from : LB_PLAN_RULES, NULL, "lb_op_run",
+                   &g);
+  }
   if (st == LB_OK) {   /* every field but fn (the first), then fn */
     memcpy((char *)gv + LB_GV_REST, (const char *)&g + LB_GV_REST,
            sizeof g - LB_GV_REST);
@@ -747,7 +788,7 @@ lb_status lb_op_plan(const lb_op *op, int m, char plan[LB_PLAN_LEN],
       c = gv->cfg;
       f = gv->from;
     } else {
-      const lb_status st = plan_frags(op, gv_index(m), "lb_op_plan", &c, &f);
+      const lb_status st = plan_frags(op, gv_at(op, m), "lb_op_plan", &c, &f);
       if (st != LB_OK) return st;
     }
     c.rows = op->rows;
@@ -812,7 +853,7 @@ static lb_status bucket_fn(const lb_op *cop, int b, CUfunction *fn) {
 }
 
 lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
-  char need[LB_GEMM_BUCKETS], gneed[3] = {0, 0, 0};
+  char need[LB_GEMM_BUCKETS], gneed[GV_N] = {0};
   int b, m, v;
   CUfunction fn;
   lb_status st;
@@ -824,16 +865,16 @@ lb_status lb_op_prepare(lb_op *op, int m_lo, int m_hi) {
   ** rows, m's bucket's, or the first part's and the tail's (lead_rows);
   ** rows are few enough to walk */
   memset(need, 0, sizeof need);
-  for (m = m_lo; m <= m_hi && m <= op->rows; m++) gneed[gv_index(m)] = 1;
+  for (m = m_lo; m <= m_hi && m <= op->rows; m++) gneed[gv_at(op, m)] = 1;
   for (m = m_lo > op->rows ? m_lo : op->rows + 1; m <= m_hi; m++) {
     const int lead = lead_rows(op, m);
     need[lb_gemm_bucket(lead)] = 1;
     if (m - lead > op->rows)
       need[lb_gemm_bucket(m - lead)] = 1;
     else if (m > lead)
-      gneed[gv_index(m - lead)] = 1;
+      gneed[gv_at(op, m - lead)] = 1;
   }
-  for (v = 1; v < 3; v++)   /* (the one-fragment GEMV is the op's) */
+  for (v = 1; v < GV_N; v++)   /* (the one-fragment GEMV is the op's) */
     if (gneed[v] && (st = gemv_fn(op, v)) != LB_OK) return st;
   for (b = 0; b < LB_GEMM_BUCKETS; b++)
     if (need[b] && (st = bucket_fn(op, b, &fn)) != LB_OK) return st;
@@ -945,7 +986,7 @@ lb_status lb_op_tail(const lb_op *op, int m, int *rows) {
 }
 
 lb_status lb_op_overlap(lb_op *op, int on) {
-  lb_gv gv2[3];
+  lb_gv gv2[GV_N];
   lb_status st = LB_OK;
   int v;
   if (op == NULL) return lb_fail(LB_EARG, "lb_op_overlap: op is NULL");
@@ -961,7 +1002,7 @@ lb_status lb_op_overlap(lb_op *op, int on) {
   ** loads): made again, with the plan it has, and swapped in only when
   ** every fragment's compiled. */
   pthread_mutex_lock(&op->lock);
-  for (v = 0; v < 3 && st == LB_OK; v++) {
+  for (v = 0; v < GV_N && st == LB_OK; v++) {
     const lb_gv *gv = &op->gv[v];
     char plan[LB_PLAN_LEN];
     if (gv->fn == NULL) {   /* past the reach, or not compiled yet
@@ -970,9 +1011,11 @@ lb_status lb_op_overlap(lb_op *op, int on) {
       continue;
     }
     lb_gemv_plan_text(&gv->cfg, plan, sizeof plan);
-    /* the rules' (or LOWBIT_PLAN's) are made again as they were made */
+    /* the rules' (or LOWBIT_PLAN's) are made again as they were made;
+    ** 5..8 rows' from the one-fragment kernel's words, as gemv_fn */
     st = make_gemv(op, v, on,
-                   gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV
+                   v == GV_HI ? hi_words(op, plan)
+                   : gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV
                        ? NULL : plan,
                    gv->from, NULL, "lb_op_overlap", &gv2[v]);
   }
@@ -1099,7 +1142,7 @@ static lb_status part_of(const lb_op *op, int m, const void *x, void *y,
     const lb_gemv_cfg *cfg = &gv->cfg;
     int rows = m;   /* a block's rows of x */
     /* first: 9..32 rows' kernels compile on their first run */
-    if ((st = gemv_fn(op, gv_index(m))) != LB_OK) return st;
+    if ((st = gemv_fn(op, gv_at(op, m))) != LB_OK) return st;
     p->gemv = 1;
     p->gy = 1;
     if (cfg->slices > 1) {   /* rows of blocks, 8 rows of x each */

@@ -97,6 +97,49 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
             name, n, k, m);
     }
   }
+  /* 5..8 rows in clusters of 4 (hcl), the rules' where 7-bit codes in
+  ** blocks of 2 warps (split 2, no cluster) have 8 tiles of K and at
+  ** least three blocks an SM; that kernel is 1..4 rows' plan but its
+  ** cluster (and what follows from it), its words 1..4 rows' */
+  if (m <= LB_MAX_M) {
+    lb_gemv_cfg one, hi;
+    lb_layout l;
+    char w1[LB_PLAN_LEN], w5[LB_PLAN_LEN];
+    lb_layout_of(r, &l);
+    if (lb_plan_gemv(r, n, k, 1, sms, plan, "test", &one) == LB_OK &&
+        lb_plan_gemv(r, n, k, LB_MAX_M, sms, plan, "test", &hi) == LB_OK) {
+      const int t = lb_kpad(&l, k) / l.tile;
+      if (plan == NULL)
+        CHECK((one.hcl > 0) ==
+                  (r->bits == 7 && one.lazy && !one.rsplit &&
+                   one.cluster == 1 && one.fold == 1 && one.warps == 2 &&
+                   one.split == 2 && t == 8 && one.grid >= 3 * sms) &&
+                  (one.hcl == 0 || one.hcl == 4),
+              "%s n=%d k=%d: hcl %d (cluster %d, %d warps, split %d, %d "
+              "tiles, %d blocks on %d SMs)", name, n, k, one.hcl,
+              one.cluster, one.warps, one.split, t, one.grid, sms);
+      lb_gemv_plan_text(&one, w1, sizeof w1);
+      lb_gemv_plan_text(&hi, w5, sizeof w5);
+      CHECK(strcmp(w1, w5) == 0, "%s n=%d k=%d: 5..8 rows' words \"%s\", "
+            "not 1..4's \"%s\"", name, n, k, w5, w1);
+      CHECK(one.pcl == 0 && one.pst == 0 &&
+                (one.hcl == 0 || one.hcl > one.cluster),
+            "%s n=%d k=%d: 1..4 rows' pcl %d, hcl %d, cluster %d", name, n,
+            k, one.pcl, one.hcl, one.cluster);
+      if (one.hcl == 0) {
+        CHECK(memcmp(&one, &hi, sizeof hi) == 0, "%s n=%d k=%d: 5..8 rows "
+              "planned apart without hcl", name, n, k);
+      } else {
+        CHECK(hi.cluster > one.cluster && hi.cluster <= one.hcl &&
+                  hi.pcl == one.cluster && hi.pst == one.stages &&
+                  (hi.xs_m == 0 || hi.xs_m >= LB_GEMV_HI) &&
+                  hi.split * hi.cluster <= t,
+              "%s n=%d k=%d: 5..8 rows in clusters of %d (hcl %d, pcl %d, "
+              "%d tiles, split %d), x resident to m = %d", name, n, k,
+              hi.cluster, one.hcl, hi.pcl, t, hi.split, hi.xs_m);
+      }
+    }
+  }
   /* the template's lb_red[LB_WARPS][4 LB_NF][32], the block's warps (the
   ** folded block's before sm_90, at least as many) */
   red = c.warps * c.fold * 4 * c.nf * 32 * 4;
@@ -205,6 +248,7 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
                        int sms) {
   lb_gemv_cfg c;
   check_plan_with(r, name, n, k, 1, sms, NULL);
+  check_plan_with(r, name, n, k, LB_MAX_M, sms, NULL);
   if (lb_gemv_rows(r, n, k) > LB_MAX_M)
     check_plan_with(r, name, n, k, lb_gemv_rows(r, n, k), sms, NULL);
   /* two and four fragments, which a plan's rows knob reaches, wherever
@@ -861,6 +905,54 @@ static void check_slices(void) {
             "%s %d x %d, %d rows: the source %s blockIdx.y", at[i].name,
             at[i].k, at[i].n, at[i].m,
             at[i].slices > 1 ? "does not read" : "reads");
+    free(src);
+    lb_recipe_free(r);
+  }
+}
+
+/* 5..8 rows of 7-bit codes at K = 8192 in clusters of 4 (hcl): a second
+** one-fragment kernel, its source saying which rows it runs and how to
+** make it again; a plan's hcl decides (0: none, 2 for any plan). */
+static void check_hcl(void) {
+  static const struct {
+    const char *name, *text, *plan;
+    int n, k, m, cluster, stages, hcl;
+  } at[] = {
+      {"w7", w7_text, NULL, 8192, 8192, 1, 1, 2, 4},
+      {"w7", w7_text, NULL, 8192, 8192, 4, 1, 2, 4},
+      {"w7", w7_text, NULL, 8192, 8192, 5, 4, 1, 4},
+      {"w7", w7_text, NULL, 8192, 8192, 8, 4, 1, 4},
+      {"w7", w7_text, "hcl=0", 8192, 8192, 8, 1, 2, 0},
+      {"w7", w7_text, "hcl=2", 8192, 8192, 8, 2, 2, 2},
+      {"w7", w7_text, NULL, 14336, 4096, 8, 1, 2, 0},   /* K = 4096 */
+      {"w7", w7_text, NULL, 2048, 8192, 8, 2, 2, 0},    /* 128 blocks */
+      {"w4", w4_text, NULL, 8192, 8192, 8, 1, 1, 0}};
+  size_t i;
+  for (i = 0; i < sizeof at / sizeof at[0]; i++) {
+    lb_recipe *r = load(at[i].name, at[i].text);
+    lb_gemv_cfg c;
+    char *src = NULL;
+    const int hi = at[i].hcl > 0 && at[i].m >= LB_GEMV_HI;
+    if (r == NULL) continue;
+    CHECK(gemv_rows(r, at[i].name, at[i].n, at[i].k, at[i].m, at[i].plan,
+                    &c) &&
+              c.cluster == at[i].cluster && c.stages == at[i].stages &&
+              c.hcl == at[i].hcl,
+          "%s %d x %d, %d rows, %s: cluster %d, %d stage(s), hcl %d; not "
+          "%d, %d, %d", at[i].name, at[i].k, at[i].n, at[i].m,
+          at[i].plan ? at[i].plan : "rules", c.cluster, c.stages, c.hcl,
+          at[i].cluster, at[i].stages, at[i].hcl);
+    if (lb_gen_gemv(r, at[i].n, at[i].k, at[i].m, 132, at[i].plan, "test", 0,
+                    NULL, &src) == LB_OK) {
+      const char *span = !at[i].hcl ? "rows 1..8."
+                         : hi       ? "rows 5..8 (plan: hcl"
+                                    : "rows 1..4 (5..8 run another kernel";
+      CHECK(strstr(src, span) != NULL &&
+                (strstr(src, "--m 5 ") != NULL) == hi,
+            "%s %d x %d, %d rows: the source does not say \"%s\"%s",
+            at[i].name, at[i].k, at[i].n, at[i].m, span,
+            hi ? " or --m 5" : "");
+    }
     free(src);
     lb_recipe_free(r);
   }
@@ -1634,6 +1726,7 @@ int main(void) {
   check_slices();
   check_phases();
   check_plan_len();
+  check_hcl();
   check_workspace_env();
   check_reach_rules();
   printf("%d plans of %d recipes checked, %d failure(s)\n", plans, n,

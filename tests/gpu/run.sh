@@ -212,7 +212,9 @@ fi
 # scales in the ring on sm_90 only); 1-bit codes' words read where used so
 # that their scales travel in the ring (N = 1024, K = 16384); slices (3-bit
 # codes at N = 257, K = 1024, M = 27: four rows of the one-fragment
-# kernel's blocks, the last with 3 rows of x, a partial channel block).
+# kernel's blocks, the last with 3 rows of x, a partial channel block);
+# 5..8 rows in their own kernel, in clusters of 4 (7-bit codes at K =
+# 8192, N = 6400, M = 6: hcl; its early launch at N = K = 8192).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
@@ -252,7 +254,8 @@ if room 300 sanitizer; then
          "$root/bench/recipes/a16w7_g32.lua 8 1024 16384"
          "$root/bench/recipes/a16w5_g64.lua 5 1024 16384"
          "$root/recipes/a16w1_g64.lua 8 1024 16384"
-         "$root/recipes/a16w3_g128.lua 27 257 1024")
+         "$root/recipes/a16w3_g128.lua 27 257 1024"
+         "$root/bench/recipes/a16w7_g32.lua 6 6400 8192")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's

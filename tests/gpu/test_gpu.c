@@ -749,6 +749,74 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
   GCHECK(used >= 12, "ring scales: %d cases", used);
 }
 
+/* 5..8 rows in their own kernel, in clusters (hcl: 7-bit codes at K =
+** 8192 in blocks of 2 warps, three blocks an SM or more): rows 4 (1..4
+** rows' kernel), 5 and 8 against the float64 reference, the op's plan for
+** 8 rows in 1..4 rows' words (which make both kernels again), and the
+** same rows launched early (lb_op_overlap at N = K = 8192).  Each case's
+** plan on this device must take it, so that the check cannot pass on
+** another path (a device with fewer blocks an SM: skipped, saying so). */
+static void hcl_check(lb_ctx *ctx, cudaStream_t stream) {
+  static const char *const rec[] = {
+      "name \"hcl_w7_g32\"\nactivations \"f16\"\nweights { bits = 7 }\nscales { group = 32 }\n"
+      "zeros { dtype = \"f16\" }\ndequant \"(q - z) * s\"\n",
+      "name \"hcl_w7_g128_bf16\"\nactivations \"bf16\"\nweights { bits = 7 }\n"
+      "scales { group = 128, dtype = \"bf16\" }\ndequant \"q * s\"\n"
+      "epilogue { bias = true }\n"};
+  static const int ms[] = {4, 5, 8};
+  const int n = 6400, k = 8192;
+  uint64_t seed = 0x4c1;
+  size_t i;
+  int s, used = 0, sms = 0, arch = 0;
+  device_of(&sms, &arch);
+  for (i = 0; i < sizeof rec / sizeof rec[0]; i++) {
+    lb_recipe *r = NULL;
+    lb_gemv_cfg lo, hi;
+    lb_op *op = NULL;
+    worst w = {0, 0};
+    if (lb_recipe_load_text("hcl.lua", rec[i], strlen(rec[i]), &r) != LB_OK) {
+      GCHECK(0, "hcl: %s", lb_errmsg());
+      continue;
+    }
+    if (arch < 90 ||
+        lb_plan_gemv(r, n, k, 1, sms, NULL, "hcl_check", &lo) != LB_OK ||
+        lb_plan_gemv(r, n, k, 8, sms, NULL, "hcl_check", &hi) != LB_OK ||
+        lo.hcl == 0) {
+      printf("  hcl %-16s skipped: no clusters for 5..8 rows on sm_%d with "
+             "%d SMs\n", r->name, arch, sms);
+      lb_recipe_free(r);
+      continue;
+    }
+    GCHECK(hi.cluster == lo.hcl && lo.cluster == 1,
+           "hcl: %s: 5..8 rows in clusters of %d, not %d", r->name,
+           hi.cluster, lo.hcl);
+    for (s = 0; s < (int)(sizeof ms / sizeof ms[0]); s++, used++)
+      run_worst(ctx, r, ms[s], n, k, seed++ * 7919, r->bias && s % 2,
+                s % 2 ? stream : NULL, &w);
+    /* the op says 1..4 rows' words for 8 rows, and they make it again */
+    if (lb_op_create(ctx, r, n, k, &op) == LB_OK) {
+      char p1[LB_PLAN_LEN], p8[LB_PLAN_LEN];
+      lb_plan_from f1, f8;
+      GCHECK(lb_op_plan(op, 1, p1, &f1) == LB_OK &&
+                 lb_op_plan(op, 8, p8, &f8) == LB_OK && !strcmp(p1, p8) &&
+                 strstr(p8, "hcl=") != NULL,
+             "hcl: %s: the plans of 1 and 8 rows: %s, %s", r->name, p1, p8);
+      GCHECK(lb_op_set_plan(op, 8, p8) == LB_OK &&
+                 lb_op_prepare(op, 1, 8) == LB_OK,
+             "hcl: %s: set_plan %s: %s", r->name, p8, lb_errmsg());
+      lb_op_destroy(op);
+    } else {
+      GCHECK(0, "hcl: %s: lb_op_create: %s", r->name, lb_errmsg());
+    }
+    overlap_case(ctx, r, 6, k, seed++, stream);
+    printf("  hcl %-16s M = 4, 5, 8 at %d x %d: worst relative error %.2e, "
+           "error/bound %.2f; M = 6 launched early at %d x %d\n", r->name, k,
+           n, w.rel, w.e, k, k);
+    lb_recipe_free(r);
+  }
+  GCHECK(used >= 6 || arch < 90, "hcl: %d cases", used);
+}
+
 /* The GEMM's staged scales (a sub-stage's groups copied into its stage,
 ** gen/lb_gemm.c stage_scales) for formats the shipped recipes do not take
 ** there: groups of 32 and 64 at K past resident scales, f16, bf16 and f32
@@ -1314,6 +1382,7 @@ int main(int argc, char **argv) {
   for (i = 0; i < n; i++) one(ctx, names[i], stream);
   names_first = n > 0 ? names[0] : NULL;
   ring_check(ctx, stream);
+  hcl_check(ctx, stream);
   stage_check(ctx, stream);
   dump_check(ctx, names_first);
   tune_check(ctx, names_first);
