@@ -23,7 +23,7 @@
 #define GAIN 0.97       /* a plan replaces the rules' only this much faster */
 #define RETIME 3        /* alternate timings of the winner and the rules */
 #define ONE 8           /* rows of one GEMV fragment of x */
-#define HI 5            /* the fewest rows of 5..8 rows' own GEMV kernel
+#define HI 2            /* the fewest rows of 2..8 rows' own GEMV kernel
                         ** (where a plan's hcl gives them one) */
 #define MOST 32         /* rows the GEMV takes at most (its rows knob) */
 
@@ -97,7 +97,7 @@ static void *pre_work(void *p) {
     /* into the disk cache, where the op's compile finds it; a failure
     ** shows again, with its message, when the plan is set and run.  The
     ** GEMV's bucket runs the kernel of 1 row and, where the plan's hcl
-    ** gives 5..8 rows their own, of HI (else the same source, a hit) */
+    ** gives 2..8 rows their own, of HI (else the same source, a hit) */
     ms[0] = q->m <= ONE ? 1 : q->m;
     ms[1] = q->m <= ONE && q->m >= HI ? HI : 0;
     for (j = 0; j < 2 && ms[j] > 0; j++) {
@@ -204,7 +204,7 @@ static int measure(tuner *t, int b, int whole, const char *plan,
     return 0;
   }
   /* every kernel the bucket's rows run (the GEMV's 1..8 rows may run two:
-  ** 5..8 rows' hcl) */
+  ** 2..8 rows' hcl) */
   for (i = 0; i < t->o->nm; i++) {
     const int m = t->rw[i].m;
     if (bucket_of(t, m) != b) continue;

@@ -51,9 +51,9 @@ static const lb_knob knob[NKNOB] = {
     ** four fragments: no effect on the plan of 1..8 rows, the one lowbit
     ** tune times (the kernels of 9..32 rows keep the rules' plan) */
     {"slices", 0, 1, 0, 0, {0}},
-    /* 5..8 rows in a second kernel, clustered (0: none; a cluster no
-    ** larger than the plan's is none): lowbit tune times it with 1..4
-    ** rows' plan, the bucket's rows at 5..8 running it */
+    /* 2..8 rows in a second kernel, clustered (0: none; a cluster no
+    ** larger than the plan's is none): lowbit tune times it with 1 row's
+    ** plan, the bucket's rows past 1 running it */
     {"hcl", 0, 8, 1, 3, {0, 2, 4}}};
 
 static lb_status parse_plan(const char *plan, const char *from,
@@ -384,26 +384,35 @@ static int slice_rule(const lb_format *f, const lb_gemv_cfg *one, int m,
   return grid <= (long long)sms * (twice ? 2 : 1);
 }
 
-/* 5..8 rows of 7-bit codes in clusters of 4 (hcl), where that gives each
+/* 2..8 rows of 7-bit codes in clusters of 4 (hcl), where that gives each
 ** warp of the 1..8-row plan's blocks of 2 warps (split 2) one tile (K =
-** 8192) and those blocks are at least three an SM: at 1..4 rows x is
-** resident (one row) or few rows stream, and clusters lost (28.4 -> 34.5
-** us at M = 1, 7-bit group 64 at 8192 x 8192); at 5..8 every row of x
-** streams from L2 a chunk ahead, and four times the blocks, each with one
-** tile and one stage (34 KB against 67: six an SM against three), keep
-** more of those loads in flight.  H200, one device call (2026-12-01),
-** `lowbit bench --m 1,5,8 --iters 30` of LOWBIT_PLAN=cluster=4,stages=1
-** against the rules, the sweep's and the shipped 7-bit recipes at 8192 x
-** 8192, us at M = 5 / 8: a16w7_g32 39.1 / 40.5 -> 33.9 / 35.2, group 32
-** with f32 zeros 40.4 / 41.8 -> 35.4 / 36.8, group 1024 35.2 / 36.3 ->
-** 30.9 / 32.5, group 256 34.2 / 35.7 -> 31.0 / 32.5, per channel 34.7 /
-** 35.8 -> 30.3 / 31.6, group 64 with f32 scales 37.2 / 38.6 -> 35.8 /
-** 36.8; group 128 without zeros 35.1 / 36.3 -> 35.8 / 36.9 (cuBLAS fp16
-** 35.9 to 41.5).  Not where clusters of 2 give each warp a tile (4096 x
-** 14336: 4 of 7 recipes faster, group 128 26.6 -> 32.8 at M = 5), nor for
-** other widths (6-bit group 32 faster, the rest of the 6-bit recipes and
-** every 1- to 5- and 8-bit one slower: a16w4_g128 17.8 -> 31.0 at M =
-** 8). */
+** 8192) and those blocks are at least three an SM.  There one row of x is
+** resident (no room for more) and past it every row streams from L2 a
+** chunk ahead; four times the blocks, each with one tile and one stage
+** (34 KB against 67: six an SM against three), keep more of those loads
+** in flight.  One row keeps the plan: clusters lost there (28.4 -> 34.5
+** us, 7-bit group 64 at 8192 x 8192): resident x, the cluster's sums.
+** H200, 2026-12-01, `lowbit bench --iters 30`, every row correct; the
+** sweep's and the shipped 7-bit recipes (seven):
+** - at 8192 x 8192, M = 1, 5, 8, LOWBIT_PLAN=cluster=4,stages=1 against
+**   the rules (one call), us at M = 5 / 8: a16w7_g32 39.1 / 40.5 -> 33.9
+**   / 35.2, group 32 with f32 zeros 40.4 / 41.8 -> 35.4 / 36.8, group
+**   1024 35.2 / 36.3 -> 30.9 / 32.5, group 256 34.2 / 35.7 -> 31.0 / 32.5,
+**   per channel 34.7 / 35.8 -> 30.3 / 31.6, group 64 with f32 scales 37.2
+**   / 38.6 -> 35.8 / 36.8; group 128 without zeros 35.1 / 36.3 -> 35.8 /
+**   36.9;
+** - this rule (5..8 rows then) against hcl=0 (one call), at 8192 x 6400,
+**   M = 5 / 8: a16w7_g32 36.4 / 37.3 -> 29.0 / 30.3 (cuBLAS fp16 30.4 /
+**   30.1), all seven 0.80 to 0.91 of the time; at 8192 x 8192 0.86 to
+**   0.96, group 128 without zeros 1.01;
+** - M = 2, 3, 4, cluster=4,stages=1 against the rules (one call): 0.78
+**   to 0.97 of the time in 39 of 42 rows (a16w7_g32 at 8192 x 6400, M =
+**   3: 36.6 -> 28.6 against cuBLAS 31.5), group 128 without zeros at 8192
+**   x 8192 1.02 to 1.08 (32.0 -> 34.4 at M = 2; cuBLAS 37.7).
+** Not where clusters of 2 give each warp a tile (4096 x 14336: 4 of 7
+** recipes faster at M = 5, 8, group 128 26.6 -> 32.8), nor for other
+** widths (6-bit group 32 faster, the rest of the 6-bit recipes and every
+** 1- to 5- and 8-bit one slower: a16w4_g128 17.8 -> 31.0 at M = 8). */
 static int hcl_rule(const lb_format *f, const lb_gemv_cfg *c, int tiles,
                     int groups, int sms) {
   return f->lay.bits == 7 && c->lazy && !c->rsplit && c->cluster == 1 &&
@@ -781,7 +790,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     slices = v[K_SLICES];
     if (v[K_HCL] < 0) cfg->hcl = hcl_rule(f, cfg, tiles, groups, sms);
   }
-  /* 5..8 rows' cluster (hcl): cut as the cluster is below (a tile a
+  /* 2..8 rows' cluster (hcl): cut as the cluster is below (a tile a
   ** warp at least; a code-row split takes none), and none where no
   ** larger than the plan's or past 8 rows, so that plans differing only
   ** there are one */
@@ -789,7 +798,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     cfg->hcl /= 2;
   if (cfg->hcl <= cfg->cluster || cfg->rsplit || m > LB_MAX_M) cfg->hcl = 0;
   hi = cfg->hcl > 0 && m >= LB_GEMV_HI && m <= LB_MAX_M;
-  if (hi) {   /* (its words are 1..4 rows', which make it again) */
+  if (hi) {   /* (its words are 1 row's, which make it again) */
     cfg->pcl = cfg->cluster;
     cfg->pst = cfg->stages;
     cfg->cluster = cfg->hcl;
@@ -876,7 +885,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   cfg->nf = lb_gemv_frags(m);
   plan_resident(f, k, cfg, stage, sst);
   cfg->sr = cfg->sring > 0;   /* as built: plans differing only here are one */
-  /* x resident for the rows this kernel runs (one fragment 1..8, or 5..8
+  /* x resident for the rows this kernel runs (one fragment 1..8, or 2..8
   ** where hcl gives them a kernel, two 9..16, four 17..32): up to its
   ** most, and none where x would not hold its fewest (an
   ** lb_gemv_xs that never launches costs its compile: a16w4_g128's, two
@@ -1069,15 +1078,15 @@ static lb_status build(const lb_recipe *r, int n, int k, int m, int sms,
              LB_MAX_M * cfg.slices, cfg.slices);
   else
     snprintf(rows, sizeof rows, "up to %d rows of x", LB_MAX_M * cfg.nf);
-  /* the rows this kernel runs: 1..4 and 5..8 apart where hcl gives 5..8
+  /* the rows this kernel runs: 1 and 2..8 apart where hcl gives 2..8
   ** rows a clustered kernel */
-  if (cfg.hcl > 0 && cfg.nf == 1 && cfg.slices == 1)
-    snprintf(span, sizeof span, m >= LB_GEMV_HI ? "%d..%d (plan: hcl; 1..%d "
-             "run another kernel)" : "1..%d (%d..%d run another kernel, "
-             "in clusters of %d: plan hcl)",
-             m >= LB_GEMV_HI ? LB_GEMV_HI : LB_GEMV_HI - 1,
-             m >= LB_GEMV_HI ? LB_MAX_M : LB_GEMV_HI,
-             m >= LB_GEMV_HI ? LB_GEMV_HI - 1 : LB_MAX_M, cfg.hcl);
+  _Static_assert(LB_GEMV_HI == 2, "the texts below say 1 and 2..8");
+  if (cfg.hcl > 0 && cfg.nf == 1 && cfg.slices == 1 && m >= LB_GEMV_HI)
+    snprintf(span, sizeof span, "2..%d (plan: hcl; 1 row runs another "
+             "kernel)", LB_MAX_M);
+  else if (cfg.hcl > 0 && cfg.nf == 1 && cfg.slices == 1)
+    snprintf(span, sizeof span, "1 (2..%d run another kernel, in clusters "
+             "of %d: plan hcl)", LB_MAX_M, cfg.hcl);
   else
     snprintf(span, sizeof span, "1..%d", LB_MAX_M * cfg.nf * cfg.slices);
   /* (the rows that regenerate this kernel: the default, 1, makes 1..8's) */
@@ -1230,7 +1239,7 @@ lb_status lb_gemv_candidates(const lb_recipe *r, int n, int k, int m,
                              int sms, int arch, const char *base,
                              char (*out)[LB_PLAN_LEN], int max, int *count) {
   /* clusters are tried only where there are any (sm_90 and newer); the
-  ** words of 1..8 rows are the one-fragment kernel's (m = 1: 5..8 rows'
+  ** words of 1..8 rows are the one-fragment kernel's (m = 1: 2..8 rows'
   ** kernel is made from them, its hcl) */
   lb_knob kt[NKNOB];
   cand_ctx x = {r, n, k, m <= LB_MAX_M ? 1 : m, sms};

@@ -20,8 +20,8 @@
 #define LB_SRES_KB 16    /* a block's resident scales and zeros, at most */
 #define LB_XRES_KB 32    /* a block's resident activations, at most */
 #define LB_MAX_M 8       /* activation rows one GEMV fragment takes (mma n = 8) */
-#define LB_GEMV_HI 5     /* the fewest rows of the second one-fragment kernel
-                         ** (lb_gemv_cfg.hcl) */
+#define LB_GEMV_HI 2     /* the fewest rows of the second one-fragment kernel
+                         ** (lb_gemv_cfg.hcl; its texts say 1 and 2..8) */
 #define LB_GEMV_MOST 32  /* rows the GEMV takes at most (four fragments) */
 
 /* Launch shape of the GEMV kernel.  Decided from (recipe, n, k, sms) and
@@ -48,11 +48,11 @@ typedef struct lb_gemv_cfg {
   int nf;       /* fragments of 8 rows of x (2: m up to 16, 4: 32) */
   int rows;     /* the op's GEMV takes 1..rows (8, 16, 32; plan knob,
                 ** read from the plan of 1..8 rows; lb_gemv_rows) */
-  int hcl;      /* 5..8 rows run a second one-fragment kernel in clusters
+  int hcl;      /* 2..8 rows run a second one-fragment kernel in clusters
                 ** of this many (plan knob; 0: none, the kernel of 1..8
                 ** rows takes them) */
   int pcl, pst; /* that kernel's plan: the cluster and stages its words
-                ** say (1..4 rows'); 0 in every other kernel */
+                ** say (1 row's); 0 in every other kernel */
   int slices;   /* 9..32 rows run as this many rows of one-fragment blocks,
                 ** 8 rows of x each (gridDim.y); 1: not (nf fragments) */
   int pf;       /* x, scales and zeros from global memory prefetched into

@@ -247,11 +247,11 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   kernel's blocks, 8 rows of x each (1), or one block taking two (four)
 **   fragments of x (0); the rules' 1 where the sliced grid fits the SMs
 **   once, twice for 1-, 3- and 5-bit codes; no effect on 1..8 rows.
-**   hcl  5..8 rows in a second one-fragment kernel, in clusters of hcl
+**   hcl  2..8 rows in a second one-fragment kernel, in clusters of hcl
 **   blocks on sm_90 (0: none, 2, 4, 8; none where no larger than the
 **   plan's cluster or than K's tiles allow); the rules' 4 for 7-bit codes
 **   at K = 8192 in blocks of 2 warps, three blocks an SM or more.  The
-**   op's plan for 5..8 rows reads in 1..4 rows' words.
+**   op's plan for 2..8 rows reads in 1 row's words.
 ** A malformed plan, an unknown knob or a value out of range is LB_EARG;
 ** every plan that generates computes the same product (plans change
 ** speed only).  LOWBIT_GEMM and LOWBIT_PLAN apply one plan to every GEMM

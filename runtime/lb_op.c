@@ -56,13 +56,13 @@ typedef struct lb_bucket {
 } lb_bucket;
 
 /* The op's GEMV kernels: one fragment of x, two, four (indices 0, 1, 2:
-** lb_gemv_frags(m) / 2), and GV_HI, the one-fragment kernel of 5..8 rows
+** lb_gemv_frags(m) / 2), and GV_HI, the one-fragment kernel of 2..8 rows
 ** where the one-fragment plan gives them a cluster of their own (hcl). */
 enum { GV_HI = 3, GV_N };
 
 /* A GEMV kernel of the op: one fragment of x (up to LB_MAX_M rows),
 ** compiled with the op; two (up to 16) or four (up to 32), where the
-** reach takes them, and the one-fragment kernel of 5..8 rows where the
+** reach takes them, and the one-fragment kernel of 2..8 rows where the
 ** plan gives them one (its hcl), compiled on first use (gemv_fn) or by
 ** lb_op_prepare.
 ** fn is published with a release store once everything else is set, so
@@ -92,7 +92,7 @@ struct lb_op {
   int out_size;
   int rows;               /* the GEMV's reach, its plan's rows: 8, 16, 32 */
   lb_gv gv[GV_N];         /* the GEMV: one fragment of x, two, four, and
-                          ** one for 5..8 rows (fn NULL where not compiled
+                          ** one for 2..8 rows (fn NULL where not compiled
                           ** yet, or not the op's) */
   pthread_mutex_t lock;   /* guards compiling a bucket or a GEMV */
   lb_bucket gemm[LB_GEMM_BUCKETS];
@@ -106,7 +106,7 @@ static const int gv_rows[GV_N] = {1, 2 * LB_MAX_M, LB_GEMV_MOST, LB_GEMV_HI};
 static int gv_count(int rows) { return gv_index(rows) + 1; }
 
 /* The GEMV kernel m rows run (an index of op->gv); before sm_90 (no
-** clusters: 5..8 rows' kernel would walk K as 1..4 rows' does) not GV_HI. */
+** clusters: 2..8 rows' kernel would walk K as 1 row's does) not GV_HI. */
 static int gv_at(const lb_op *op, int m) {
   return m >= LB_GEMV_HI && m <= LB_MAX_M && op->gv[0].cfg.hcl > 0 &&
                  op->c->arch >= 90
@@ -118,7 +118,7 @@ static const lb_gv *gemv_of(const lb_op *op, int m) {
   return m > op->rows ? NULL : &op->gv[gv_at(op, m)];
 }
 
-/* The plan 5..8 rows' kernel is made from: the one-fragment kernel's
+/* The plan 2..8 rows' kernel is made from: the one-fragment kernel's
 ** words (its hcl) into plan, or NULL where the rules (or LOWBIT_PLAN)
 ** made that one. */
 static const char *hi_words(const lb_op *op, char plan[LB_PLAN_LEN]) {
@@ -529,7 +529,7 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
 }
 
 /* The plan of the op's GEMV v > 0 as gemv_fn compiles it (LOWBIT_PLAN's,
-** else the rules'; 5..8 rows' from the one-fragment kernel's), into
+** else the rules'; 2..8 rows' from the one-fragment kernel's), into
 ** *cfg, and where it comes from. */
 static lb_status plan_frags(const lb_op *op, int v, const char *where,
                             lb_gemv_cfg *cfg, lb_plan_from *from) {
@@ -565,13 +565,13 @@ static lb_status set_gemv(lb_op *op, const char *plan, lb_plan_from from,
     return st;
   }
   op->rows = rows;
-  /* 5..8 rows' kernel follows the new plan: made again on first use */
+  /* 2..8 rows' kernel follows the new plan: made again on first use */
   __atomic_store_n(&op->gv[GV_HI].fn, NULL, __ATOMIC_RELEASE);
   return LB_OK;
 }
 
 /* The GEMV v, compiled (or found in a cache) if it is not yet: the slow
-** path of a launch of 9..32 rows (and of 5..8 with their own kernel),
+** path of a launch of 9..32 rows (and of 2..8 with their own kernel),
 ** taken once per kernel and op. */
 static lb_status gemv_fn(const lb_op *cop, int v) {
   lb_op *op = (lb_op *)cop;   /* the kernel is a cache; the op is logically const */
@@ -1012,7 +1012,7 @@ lb_status lb_op_overlap(lb_op *op, int on) {
     }
     lb_gemv_plan_text(&gv->cfg, plan, sizeof plan);
     /* the rules' (or LOWBIT_PLAN's) are made again as they were made;
-    ** 5..8 rows' from the one-fragment kernel's words, as gemv_fn */
+    ** 2..8 rows' from the one-fragment kernel's words, as gemv_fn */
     st = make_gemv(op, v, on,
                    v == GV_HI ? hi_words(op, plan)
                    : gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV

@@ -97,10 +97,10 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
             name, n, k, m);
     }
   }
-  /* 5..8 rows in clusters of 4 (hcl), the rules' where 7-bit codes in
+  /* 2..8 rows in clusters of 4 (hcl), the rules' where 7-bit codes in
   ** blocks of 2 warps (split 2, no cluster) have 8 tiles of K and at
-  ** least three blocks an SM; that kernel is 1..4 rows' plan but its
-  ** cluster (and what follows from it), its words 1..4 rows' */
+  ** least three blocks an SM; that kernel is 1 row's plan but its
+  ** cluster (and what follows from it), its words 1 row's */
   if (m <= LB_MAX_M) {
     lb_gemv_cfg one, hi;
     lb_layout l;
@@ -120,21 +120,21 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
               one.cluster, one.warps, one.split, t, one.grid, sms);
       lb_gemv_plan_text(&one, w1, sizeof w1);
       lb_gemv_plan_text(&hi, w5, sizeof w5);
-      CHECK(strcmp(w1, w5) == 0, "%s n=%d k=%d: 5..8 rows' words \"%s\", "
-            "not 1..4's \"%s\"", name, n, k, w5, w1);
+      CHECK(strcmp(w1, w5) == 0, "%s n=%d k=%d: 2..8 rows' words \"%s\", "
+            "not 1 row's \"%s\"", name, n, k, w5, w1);
       CHECK(one.pcl == 0 && one.pst == 0 &&
                 (one.hcl == 0 || one.hcl > one.cluster),
-            "%s n=%d k=%d: 1..4 rows' pcl %d, hcl %d, cluster %d", name, n,
+            "%s n=%d k=%d: 1 row's pcl %d, hcl %d, cluster %d", name, n,
             k, one.pcl, one.hcl, one.cluster);
       if (one.hcl == 0) {
-        CHECK(memcmp(&one, &hi, sizeof hi) == 0, "%s n=%d k=%d: 5..8 rows "
+        CHECK(memcmp(&one, &hi, sizeof hi) == 0, "%s n=%d k=%d: 2..8 rows "
               "planned apart without hcl", name, n, k);
       } else {
         CHECK(hi.cluster > one.cluster && hi.cluster <= one.hcl &&
                   hi.pcl == one.cluster && hi.pst == one.stages &&
                   (hi.xs_m == 0 || hi.xs_m >= LB_GEMV_HI) &&
                   hi.split * hi.cluster <= t,
-              "%s n=%d k=%d: 5..8 rows in clusters of %d (hcl %d, pcl %d, "
+              "%s n=%d k=%d: 2..8 rows in clusters of %d (hcl %d, pcl %d, "
               "%d tiles, split %d), x resident to m = %d", name, n, k,
               hi.cluster, one.hcl, hi.pcl, t, hi.split, hi.xs_m);
       }
@@ -910,7 +910,7 @@ static void check_slices(void) {
   }
 }
 
-/* 5..8 rows of 7-bit codes at K = 8192 in clusters of 4 (hcl): a second
+/* 2..8 rows of 7-bit codes at K = 8192 in clusters of 4 (hcl): a second
 ** one-fragment kernel, its source saying which rows it runs and how to
 ** make it again; a plan's hcl decides (0: none, 2 for any plan). */
 static void check_hcl(void) {
@@ -919,7 +919,7 @@ static void check_hcl(void) {
     int n, k, m, cluster, stages, hcl;
   } at[] = {
       {"w7", w7_text, NULL, 8192, 8192, 1, 1, 2, 4},
-      {"w7", w7_text, NULL, 8192, 8192, 4, 1, 2, 4},
+      {"w7", w7_text, NULL, 8192, 8192, 2, 4, 1, 4},
       {"w7", w7_text, NULL, 8192, 8192, 5, 4, 1, 4},
       {"w7", w7_text, NULL, 8192, 8192, 8, 4, 1, 4},
       {"w7", w7_text, "hcl=0", 8192, 8192, 8, 1, 2, 0},
@@ -945,13 +945,13 @@ static void check_hcl(void) {
     if (lb_gen_gemv(r, at[i].n, at[i].k, at[i].m, 132, at[i].plan, "test", 0,
                     NULL, &src) == LB_OK) {
       const char *span = !at[i].hcl ? "rows 1..8."
-                         : hi       ? "rows 5..8 (plan: hcl"
-                                    : "rows 1..4 (5..8 run another kernel";
+                         : hi       ? "rows 2..8 (plan: hcl"
+                                    : "rows 1 (2..8 run another kernel";
       CHECK(strstr(src, span) != NULL &&
-                (strstr(src, "--m 5 ") != NULL) == hi,
+                (strstr(src, "--m 2 ") != NULL) == hi,
             "%s %d x %d, %d rows: the source does not say \"%s\"%s",
             at[i].name, at[i].k, at[i].n, at[i].m, span,
-            hi ? " or --m 5" : "");
+            hi ? " or --m 2" : "");
     }
     free(src);
     lb_recipe_free(r);

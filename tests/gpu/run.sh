@@ -213,7 +213,7 @@ fi
 # that their scales travel in the ring (N = 1024, K = 16384); slices (3-bit
 # codes at N = 257, K = 1024, M = 27: four rows of the one-fragment
 # kernel's blocks, the last with 3 rows of x, a partial channel block);
-# 5..8 rows in their own kernel, in clusters of 4 (7-bit codes at K =
+# 2..8 rows in their own kernel, in clusters of 4 (7-bit codes at K =
 # 8192, N = 6400, M = 6: hcl; its early launch at N = K = 8192).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
