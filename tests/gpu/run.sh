@@ -437,8 +437,10 @@ if room 215 "bench-sweep"; then
   mapfile -t sw < <(ls "$build"/sweep-recipes/*.lua)
   # M = 16 too: the GEMM's first bucket (or the GEMV's second fragment),
   # where groups of 32 once ran at half cuBLAS's speed unseen (2026-11-29).
-  # Every recipe's GEMV (M = 1: the source M = 1..8 share) and its M = 16
-  # kernel at every shape compiled first, 8 at a time, into the kernel cache, where the bench's
+  # Every recipe's GEMV (M = 1: the source M = 1..8 share; M = 2: 2..8
+  # rows' own, where a plan's hcl gives them one, else the same source) and
+  # its M = 16 kernel at every shape compiled first, 8 at a time, into the
+  # kernel cache, where the bench's
   # ops then find it.  One after another, inside the bench, those compiles
   # took 0.3 to 0.9 s each on the H200 (the bench step's results.csv), 245
   # of them, in a step of 312 s.  With no plan given, an op's GEMV source
@@ -450,7 +452,7 @@ if room 215 "bench-sweep"; then
     for r in "${sw[@]}"; do
       for s in ${sw_shapes//,/ }; do echo "$r ${s%x*} ${s#*x}"; done
     done | xargs -P 8 -n 3 sh -c \
-      '"$0" compile "$3" --arch "sm_$1" --sms "$2" --k "$4" --n "$5" --m 1,16 >/dev/null 2>&1 || true' \
+      '"$0" compile "$3" --arch "sm_$1" --sms "$2" --k "$4" --n "$5" --m 1,2,16 >/dev/null 2>&1 || true' \
       "$build/lowbit" "$arch" "$sms"
     lap "bench sweep, compiles"
   fi
