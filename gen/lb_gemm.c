@@ -175,6 +175,40 @@ static void reside(const lb_format *f, int k, int most, lb_gemm_cfg *c) {
   c->sres = c->bn * (c->srowb + c->zrowb);
 }
 
+/* 9..16 rows (bucket 0) in layers of more than 4M weights: 64-channel
+** blocks (four warps along channels, two along K), two an SM where they
+** fit with two stages (two_16), not the 32-channel blocks the rule had
+** taken since an H100 measured them faster for every shipped width (a16w4
+** 8192 x 8192 27.5 against 30.0 us): the GEMV takes those formats there
+** now, and the formats left to this bucket (5- to 8-bit codes, 2-bit ones
+** in wide layers, f32 dequantisation) spend their time dequantising, which
+** 8 warps a block and 16 an SM hide better than 4 and 4.  Measured on an
+** H200 (lowbit bench --m 16 --iters 30, 2026-12-01, the 167 (recipe,
+** shape) pairs of the sweep's and the shipped and bench recipes that run
+** this bucket at nine shapes, LOWBIT_GEMM=wn=4,st=2,bs=2 (C) and
+** wn=4,st=3 (B) against the rules then (A) in one build, every row
+** correct; time against A's, geometric mean over a shape's rows):
+**   8192 x 8192 (32 rows)  C 0.90, B 0.91 (a16w7-style group 32 with f32
+**                          zeros 62.2 -> 38.5 us in lowbit tune, cuBLAS 35.3)
+**   4096 x 14336 (35)      C 0.87, B 0.91
+**   14336 x 4096 (29)      C 0.92, B 1.07 (22 rows slower)
+**   16384 x 1024 (27)      C 0.90, B 0.91
+**   4096 x 4096 (28)       C 0.98 (8 rows slower), B 0.92 (none)
+** At 4096 x 4096 two blocks an SM split K = 4096 4 ways through a work
+** space (and its adding kernel); one block an SM of three stages splits
+** it 2 ways in a cluster (two_16).  In layers of 4M weights or fewer
+** (1024 x 256 to 4096 x 1024: only the f32-dequantised 8-bit recipes,
+** 7 rows) both were slower, 1.01 to 1.11, and keep 32 channels. */
+static int wide16(int n, int k) { return (long long)n * k > 1LL << 22; }
+
+/* Whether a wide16 block of c at 9..16 rows goes two an SM (two stages):
+** not where K of 4096 or less would be split more than 2 ways for them
+** (lb_gemm_splits fills sms * 2 slots), which keeps one of three stages. */
+static int two_16(const lb_gemm_cfg *c, int n, int k, int sms) {
+  const int gridn = (n + c->bn - 1) / c->bn;
+  return !(k <= 4096 && 2 * sms / gridn > 2);
+}
+
 /* The block's channels (mj groups of 16 a warp), resident scales, and the
 ** sub-stage cut until three stages fit the large budget and two the small
 ** one (lo, KB; 0: none, sm_90a's plan); where one row still leaves no two
@@ -264,9 +298,9 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
   mj = bucket >= 3 && !lay->cross &&
                (lay->bits <= 4 || f->per_channel) &&
                !(f->per_channel && f->sdtype == LB_BF16) ? 2 : 1;
-  /* Four warps along channels (two up to 16 rows: 32-channel blocks, twice
-  ** as many, measured faster for every shipped width at M = 16, e.g.
-  ** a16w4 8192 x 8192 27.5 against 30.0 us, a16w2 31.1 against 47.6);
+  /* Four warps along channels (two up to 16 rows in layers of 4M weights
+  ** or fewer: 32-channel blocks, twice as many; wide16 says why not in
+  ** larger ones);
   ** up to 16 rows two warps share each stage, taking alternate code rows:
   ** their sums meet at the end.  At 17..64 rows one warp takes all of
   ** them: lowbit tune on an H100 (every shipped recipe and a16w7_g32,
@@ -274,7 +308,7 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
   ** 52 cases, by 10% (17..32) and 8% (33..64) in the geometric mean,
   ** and two blocks an SM (below) faster still; at 9..16 rows it was 3%
   ** slower. */
-  c->warps_n = bucket == 0 ? 2 : 4;
+  c->warps_n = bucket == 0 && !wide16(n, k) ? 2 : 4;
   c->warps_k = bucket == 0 ? 2 : 1;
   c->warps_n = pick(kn, K_WN, c->warps_n);
   c->warps_k = pick(kn, K_WK, c->warps_k);
@@ -680,9 +714,9 @@ static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
 }
 
 /* What follows from a part's sub-stage and budget (KB a block). */
-static void finish(const lb_format *f, int n, int k, int bucket, int budget,
-                   const knobs *kn, lb_gemm_cfg *c) {
-  int span;
+static void finish(const lb_format *f, int n, int k, int sms, int bucket,
+                   int budget, const knobs *kn, lb_gemm_cfg *c) {
+  int span, rule16;
   /* scale groups a sub-stage meets */
   span = 32 * c->r;
   c->gss = f->per_channel            ? 1
@@ -704,12 +738,16 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
   ** there).  With one warp a code row (wk = 1, from 17 rows), two blocks
   ** won for every width at 17..64 rows too (lowbit tune, above: a16w4
   ** 8192 x 8192 M = 32 33.5 -> 29.8 us, M = 64 50.9 -> 43.6; a16w2
-  ** 14336 x 4096 M = 32 43.8 -> 31.5, M = 64 60.7 -> 44.2).  Not up to
-  ** 16 rows (not measured with wk = 2; r = 16 and st = 2 there was
-  ** mixed).  An sm_80 (164 KB an SM) reads the same plan and keeps one
+  ** 14336 x 4096 M = 32 43.8 -> 31.5, M = 64 60.7 -> 44.2).  Up to 16
+  ** rows only the 64-channel blocks of larger layers (wide16).  An sm_80 (164 KB an SM) reads the same plan and keeps one
   ** block: not measured there. */
   c->per_sm = 1;
-  if (pick(kn, K_BS, bucket >= 1 && regs_for_two(c) ? 2 : 1) == 2 &&
+  /* 9..16 rows of mma.sync's wide16 blocks: two an SM, or one of at most
+  ** three stages (two_16) */
+  rule16 = bucket == 0 && !c->wg && wide16(n, k)
+               ? (two_16(c, n, k, sms) ? 2 : 3)
+               : 0;
+  if (pick(kn, K_BS, (bucket >= 1 && regs_for_two(c)) || rule16 == 2 ? 2 : 1) == 2 &&
       budget >= LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
@@ -717,7 +755,7 @@ static void finish(const lb_format *f, int n, int k, int bucket, int budget,
     c->per_sm = 2;
   }
   {
-    int cap = pick(kn, K_ST, 4);
+    int cap = pick(kn, K_ST, rule16 == 3 ? 3 : 4);
     if (c->stages > cap) c->stages = cap;
   }
   /* Blocks an sm_90 holds at once whatever the plan meant (up to 16 rows
@@ -776,7 +814,7 @@ static void tile_by_waves(const lb_format *f, int n, int k, int sms,
   const int split = f->lay.bits < 4;
   k128.v[K_BM] = 128;
   plan_wg(f, n, k, sms, 5, &k128, &alt);
-  finish(f, n, k, 5, hi_kb(&alt), &k128, &alt);
+  finish(f, n, k, sms, 5, hi_kb(&alt), &k128, &alt);
   if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
   if (wave_cost(&alt, tops[5].top, sms, split) <
       wave_cost(c, tops[5].top, sms, split)) {
@@ -801,8 +839,8 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     const int want = plan_tile(f, n, k, bucket, kn, &p->lo);
     p->hi = p->lo;
     lift(f, k, want, &p->hi);
-    finish(f, n, k, bucket, LB_SMEM_HI_KB, kn, &p->hi);
-    finish(f, n, k, bucket, LB_SMEM_LO_KB, kn, &p->lo);
+    finish(f, n, k, sms, bucket, LB_SMEM_HI_KB, kn, &p->hi);
+    finish(f, n, k, sms, bucket, LB_SMEM_LO_KB, kn, &p->lo);
   }
   /* sm_90's plan: mma.sync's, as on the other 160 KB parts, unless the
   ** plan says wg=1, or the rule takes wgmma with the words in registers
@@ -826,7 +864,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
-    finish(f, n, k, bucket, hi_kb(&p->wg), kn, &p->wg);
+    finish(f, n, k, sms, bucket, hi_kb(&p->wg), kn, &p->wg);
     /* wr=1 keeps a third stage for the wgmmas still reading one: where
     ** that does not fit the rule's is mma.sync's, a plan's is refused */
     if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {

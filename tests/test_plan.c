@@ -1268,17 +1268,19 @@ static void check_waves(void) {
 
 /* Resident scales and zeros in the GEMM (lb_gemm.c reside): past 32 KB
 ** only where the sub-stage keeps the rule's rows (groups of 32 at K =
-** 8192, 9..16 rows: 32 channels of 528-byte rows, 34 KB, once read from
-** global memory a sub-stage ahead at half cuBLAS's speed); zero rows of
-** their own width (f32 zeros, f16 scales); none where they would cut the
-** sub-stage (17..32 rows: 64 channels, 68 KB). */
+** 8192, 9..16 rows of a plan's 32-channel blocks (wn=2): 528-byte rows,
+** 34 KB, once read from global memory a sub-stage ahead at half cuBLAS's
+** speed); zero rows of their own width (f32 zeros, f16 scales); none
+** where they would cut the sub-stage (64 channels, 68 KB: the rule's
+** blocks there, and at 17..32 rows), which stages them (check_staged). */
 static void check_resident(void) {
   static const struct {
-    const char *zeros;
+    const char *zeros, *plan;
     int bucket, srowb, zrowb, r;
-  } cs[] = {{"f16", 0, 528, 528, 8},
-            {"f32", 0, 528, 1040, 8},
-            {"f16", 1, 0, 0, 8}};
+  } cs[] = {{"f16", "wn=2", 0, 528, 528, 8},
+            {"f32", "wn=2", 0, 528, 1040, 8},
+            {"f16", NULL, 0, 0, 0, 8},
+            {"f16", NULL, 1, 0, 0, 8}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
     char sections[160];
@@ -1286,7 +1288,7 @@ static void check_resident(void) {
     snprintf(sections, sizeof sections,
              "weights { bits = 7 }\nscales { group = 32 }\nzeros { dtype = \"%s\" }\n"
              "dequant \"(q - z) * s\"\n", cs[i].zeros);
-    if (plan_of(sections, NULL, cs[i].bucket, &p) != LB_OK) {
+    if (plan_of(sections, cs[i].plan, cs[i].bucket, &p) != LB_OK) {
       CHECK(0, "resident case %d: %s", i, lb_errmsg());
     } else {
       CHECK(p.hi.srowb == cs[i].srowb && p.hi.zrowb == cs[i].zrowb &&
@@ -1314,7 +1316,8 @@ static void check_staged(void) {
     int bucket, sstg, zstg;
   } cs[] = {{7, 8192, "32", "f16", NULL, 1, 16, 16},
             {7, 8192, "32", "f32", NULL, 1, 16, 32},
-            {7, 8192, "32", "f16", NULL, 0, 0, 0},
+            {7, 8192, "32", "f16", NULL, 0, 16, 16},
+            {7, 8192, "32", "f16", "wn=2", 0, 0, 0},
             {7, 8192, "32", "f16", "sg=0", 1, 0, 0},
             {4, 16384, "128", "f16", NULL, 2, 4, 4},
             {4, 16384, "128", "f16", "sg=0", 2, 0, 0},

@@ -553,16 +553,30 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
   CHECK(lb_plan_gemm(r, 8192, 8192, 1, 132, NULL, "test", &p) == LB_OK &&
             p.hi.r == 8,
         "17..32 rows, 4-bit: %d code rows, not 8 (one tile)", p.hi.r);
-  /* split-K filling the second block an SM holds: 128 tiles at 16 rows,
-  ** where each split keeps 4096 k-values */
+  /* 9..16 rows past 4M weights (lb_gemm.c wide16, two_16): 64-channel
+  ** blocks two an SM of two stages, K split to fill them (64 tiles at N =
+  ** 4096, K = 14336: 4 ways; 128 at N = 8192: 2); at K = 4096 one an SM
+  ** of three stages, split 2 ways; 32 channels in layers of 4M or fewer */
   CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.fit == 2 && splits16(r, 4096, 14336) == 2,
-        "14336 x 4096, M = 16: fit %d, %d splits, not 2", p.hi.fit,
+            p.hi.bn == 64 && p.hi.per_sm == 2 && p.hi.stages == 2 &&
+            splits16(r, 4096, 14336) == 4,
+        "14336 x 4096, M = 16: %d channels, %d blocks an SM, %d stages, %d "
+        "splits, not 64, 2, 2, 4", p.hi.bn, p.hi.per_sm, p.hi.stages,
         splits16(r, 4096, 14336));
-  CHECK(splits16(r, 4096, 4096) == 1, "4096 x 4096, M = 16: %d splits, "
-        "not 1", splits16(r, 4096, 4096));
-  CHECK(splits16(r, 8192, 8192) == 1, "8192 x 8192, M = 16 (256 tiles): "
-        "%d splits, not 1", splits16(r, 8192, 8192));
+  CHECK(lb_plan_gemm(r, 4096, 4096, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.bn == 64 && p.hi.per_sm == 1 && p.hi.stages == 3 &&
+            splits16(r, 4096, 4096) == 2,
+        "4096 x 4096, M = 16: %d channels, %d blocks an SM, %d stages, %d "
+        "splits, not 64, 1, 3, 2", p.hi.bn, p.hi.per_sm, p.hi.stages,
+        splits16(r, 4096, 4096));
+  CHECK(lb_plan_gemm(r, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.bn == 64 && p.hi.per_sm == 2 && splits16(r, 8192, 8192) == 2,
+        "8192 x 8192, M = 16 (128 tiles): %d channels, %d blocks an SM, %d "
+        "splits, not 64, 2, 2", p.hi.bn, p.hi.per_sm, splits16(r, 8192, 8192));
+  CHECK(lb_plan_gemm(r, 4096, 1024, 0, 132, NULL, "test", &p) == LB_OK &&
+            p.hi.bn == 32 && p.hi.per_sm == 1,
+        "1024 x 4096, M = 16: %d channels, %d blocks an SM, not 32, 1",
+        p.hi.bn, p.hi.per_sm);
   /* GEMV, narrow layers: where a cluster splits K, the block's warps
   ** spread over a cluster of 8 on sm_90; before sm_90 the fold blocks of
   ** a cluster are the one block the rules had (4 warps for 3-bit codes);

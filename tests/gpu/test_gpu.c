@@ -602,6 +602,9 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         /* 2 ways at 12 rows: 128 tiles, split only to fill the second
         ** block an sm_90 holds (lb_gemm_cfg.fit) */
         {12, 4096, 8192},
+        /* 9..16 rows of a layer past 4M weights at K = 4096: one block
+        ** an SM of three stages, K split 2 ways (lb_gemm.c two_16) */
+        {16, 4096, 4096},
         /* the last rows apart (lb_op_tail): 1 row (the GEMV), 12, 16 and
         ** 44 rows (small GEMMs) after 128-, 256- and 1024-row parts, and
         ** after a part that splits K; 300 keeps one launch on 128-row tiles */
