@@ -181,8 +181,9 @@ static void reside(const lb_format *f, int k, int most, lb_gemm_cfg *c) {
 ** taken since an H100 measured them faster for every shipped width (a16w4
 ** 8192 x 8192 27.5 against 30.0 us): the GEMV takes those formats there
 ** now, and the formats left to this bucket (5- to 8-bit codes, 2-bit ones
-** in wide layers, f32 dequantisation) spend their time dequantising, which
-** 8 warps a block and 16 an SM hide better than 4 and 4.  Measured on an
+** in wide layers, f32 dequantisation) spend their time dequantising, whose
+** latency 16 warps an SM likely hide better than 4 (not profiled).
+** Measured on an
 ** H200 (lowbit bench --m 16 --iters 30, 2026-12-01, the 167 (recipe,
 ** shape) pairs of the sweep's and the shipped and bench recipes that run
 ** this bucket at nine shapes, LOWBIT_GEMM=wn=4,st=2,bs=2 (C) and
@@ -739,8 +740,9 @@ static void finish(const lb_format *f, int n, int k, int sms, int bucket,
   ** won for every width at 17..64 rows too (lowbit tune, above: a16w4
   ** 8192 x 8192 M = 32 33.5 -> 29.8 us, M = 64 50.9 -> 43.6; a16w2
   ** 14336 x 4096 M = 32 43.8 -> 31.5, M = 64 60.7 -> 44.2).  Up to 16
-  ** rows only the 64-channel blocks of larger layers (wide16).  An sm_80 (164 KB an SM) reads the same plan and keeps one
-  ** block: not measured there. */
+  ** rows only the 64-channel blocks of larger layers (wide16).  An sm_80
+  ** (164 KB an SM) reads the same plan and keeps one block: not measured
+  ** there. */
   c->per_sm = 1;
   /* 9..16 rows of mma.sync's wide16 blocks: two an SM, or one of at most
   ** three stages (two_16) */
