@@ -3,6 +3,7 @@
 */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -159,6 +160,93 @@ int lb_fmt_of(const lb_recipe *r, lb_fmt *f) {
   return 0;
 }
 
+/* Work over output channels (or another count of parts: over_parts),
+** shared among the machine's cores: fn(c, j0, j1, arg) for ranges that
+** cover [0, count).  Each channel is one thread's, computed as it would
+** be alone, so results do not depend on the thread count.  work: the
+** operations, below which one thread does it all (a thread costs more
+** than it saves). */
+typedef void (*lb_chan_fn)(const lb_case *c, int j0, int j1, void *arg);
+typedef struct {
+  const lb_case *c;
+  lb_chan_fn fn;
+  void *arg;
+  int j0, j1;
+} lb_chan_part;
+
+static void *chan_part(void *a) {
+  lb_chan_part *p = a;
+  p->fn(p->c, p->j0, p->j1, p->arg);
+  return NULL;
+}
+
+static void over_parts(const lb_case *c, int count, double work,
+                       lb_chan_fn fn, void *arg) {
+  enum { MAXT = 32 };
+  pthread_t tid[MAXT];
+  lb_chan_part part[MAXT];
+  int started[MAXT];
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int t, nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
+  if (work < 1 << 22) nt = 1;
+  if (nt > count) nt = count;
+  for (t = 0; t < nt; t++) {
+    part[t] = (lb_chan_part){c, fn, arg, (int)((long long)count * t / nt),
+                             (int)((long long)count * (t + 1) / nt)};
+    started[t] = t > 0 && pthread_create(&tid[t], NULL, chan_part, &part[t]) == 0;
+  }
+  /* thread 0's share, and any share no thread could be started for */
+  for (t = 0; t < nt; t++)
+    if (!started[t]) chan_part(&part[t]);
+  for (t = 1; t < nt; t++)
+    if (started[t]) pthread_join(tid[t], NULL);
+}
+
+static void over_channels(const lb_case *c, double work, lb_chan_fn fn,
+                          void *arg) {
+  over_parts(c, c->n, work, fn, arg);
+}
+
+/* A stream of its own for part j of what seed makes (a channel's codes,
+** a row of x): parts made on several cores are the same however many. */
+static uint64_t part_seed(uint64_t seed, int j) {
+  uint64_t s = seed ^ (0x632be59bd9b4e019ull * (uint64_t)(j + 1));
+  return lb_rand(&s);
+}
+
+typedef struct {
+  uint64_t seed;
+  size_t rw;          /* a channel's packed words */
+  atomic_int bad;     /* a part's lb_pack failed */
+} lb_make_arg;
+
+/* Channels j0..j1-1: their codes, packed. */
+static void codes_part(const lb_case *c, int j0, int j1, void *arg) {
+  lb_make_arg *a = arg;
+  const uint64_t qmax = (1u << c->f.bits) - 1;
+  int j, kk;
+  for (j = j0; j < j1; j++) {
+    uint8_t *row = c->codes + (size_t)j * (size_t)c->k;
+    uint64_t s = part_seed(a->seed, j);
+    for (kk = 0; kk < c->k; kk++) row[kk] = (uint8_t)(lb_rand(&s) & qmax);
+  }
+  if (j1 > j0 && lb_pack(c->r, j1 - j0, c->k, c->codes + (size_t)j0 * (size_t)c->k,
+                         c->packed + (size_t)j0 * a->rw) != LB_OK)
+    atomic_store(&a->bad, 1);
+}
+
+/* Rows i0..i1-1 of x. */
+static void x_part(const lb_case *c, int i0, int i1, void *arg) {
+  const lb_make_arg *a = arg;
+  int i, kk;
+  for (i = i0; i < i1; i++) {
+    uint64_t s = part_seed(a->seed, i);
+    for (kk = 0; kk < c->k; kk++)
+      lb_store(c->f.act, c->x, (size_t)i * (size_t)c->k + (size_t)kk,
+               lb_uniform(&s, -1, 1));
+  }
+}
+
 int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
                  uint64_t seed) {
   const lb_fmt *f = &c->f;
@@ -193,8 +281,24 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
     return 0;
   }
   seed = seed * 0x2545f4914f6cdd1dull + 1;
-  for (i = 0; i < (size_t)n * (size_t)k; i++)
-    c->codes[i] = (uint8_t)(lb_rand(&seed) & (uint64_t)qmax);
+  /* codes (packed) and x, a stream a channel or row, on the machine's
+  ** cores (8192 x 8192 7-bit codes took about 0.5 s on one); the rest
+  ** from seed */
+  {
+    lb_make_arg a;
+    a.seed = lb_rand(&seed);
+    a.rw = c->packed_bytes / 4 / (size_t)n;
+    atomic_init(&a.bad, 0);
+    over_channels(c, (double)n * k, codes_part, &a);
+    /* (a worker's message is its own thread's: this one packs again for
+    ** it) */
+    if (atomic_load(&a.bad) && lb_pack(r, n, k, c->codes, c->packed) != LB_OK) {
+      lb_case_free(c);
+      return 0;
+    }
+    a.seed = lb_rand(&seed);
+    over_parts(c, m, (double)m * k, x_part, &a);
+  }
   /* Scales keep |w| around 1 whatever the width; zeros sit mid-range with
   ** a fractional part, as HQQ's float zero-points do. */
   for (i = 0; i < ng; i++) {
@@ -210,12 +314,6 @@ int lb_case_make(lb_case *c, const lb_recipe *r, int m, int n, int k,
   }
   for (i = 0; f->bias && i < (size_t)n; i++)
     lb_store(f->out, c->bias, i, lb_uniform(&seed, -1, 1));
-  for (i = 0; i < (size_t)m * (size_t)k; i++)
-    lb_store(f->act, c->x, i, lb_uniform(&seed, -1, 1));
-  if (lb_pack(r, n, k, c->codes, c->packed) != LB_OK) {
-    lb_case_free(c);
-    return 0;
-  }
   return 1;
 }
 
@@ -238,47 +336,6 @@ static double weight(const lb_case *c, int j, int kk, double *mag) {
 double lb_case_weight(const lb_case *c, int j, int kk) {
   double mag;
   return weight(c, j, kk, &mag);
-}
-
-/* Work over output channels, shared among the machine's cores: fn(c,
-** j0, j1, arg) for ranges that cover [0, n).  Each channel is one
-** thread's, computed as it would be alone, so results do not depend on
-** the thread count.  work: the operations, below which one thread does
-** it all (a thread costs more than it saves). */
-typedef void (*lb_chan_fn)(const lb_case *c, int j0, int j1, void *arg);
-typedef struct {
-  const lb_case *c;
-  lb_chan_fn fn;
-  void *arg;
-  int j0, j1;
-} lb_chan_part;
-
-static void *chan_part(void *a) {
-  lb_chan_part *p = a;
-  p->fn(p->c, p->j0, p->j1, p->arg);
-  return NULL;
-}
-
-static void over_channels(const lb_case *c, double work, lb_chan_fn fn,
-                          void *arg) {
-  enum { MAXT = 32 };
-  pthread_t tid[MAXT];
-  lb_chan_part part[MAXT];
-  int started[MAXT];
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int t, nt = cores < 1 ? 1 : cores > MAXT ? MAXT : (int)cores;
-  if (work < 1 << 22) nt = 1;
-  if (nt > c->n) nt = c->n;
-  for (t = 0; t < nt; t++) {
-    part[t] = (lb_chan_part){c, fn, arg, (int)((long long)c->n * t / nt),
-                             (int)((long long)c->n * (t + 1) / nt)};
-    started[t] = t > 0 && pthread_create(&tid[t], NULL, chan_part, &part[t]) == 0;
-  }
-  /* thread 0's share, and any share no thread could be started for */
-  for (t = 0; t < nt; t++)
-    if (!started[t]) chan_part(&part[t]);
-  for (t = 1; t < nt; t++)
-    if (started[t]) pthread_join(tid[t], NULL);
 }
 
 /* The reference's outputs of channels j0..j1-1. */

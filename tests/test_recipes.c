@@ -94,6 +94,29 @@ static void dense(const lb_recipe *r, uint64_t seed) {
   free(b);
 }
 
+/* The case's packed words (lb_case_make packs channel ranges on several
+** cores past a size) against one lb_pack of all its codes: the same
+** words. */
+static void packed_whole(const lb_recipe *r, uint64_t seed) {
+  lb_case c;
+  const int n = 1031, k = 4096 + (r->group ? r->group : 32);
+  uint32_t *whole;
+  if (!lb_case_make(&c, r, 1, n, k, seed)) {
+    CHECK(0, "lb_case_make: %s", lb_errmsg());
+    return;
+  }
+  whole = malloc(c.packed_bytes);
+  CHECK(whole != NULL, "no memory");
+  if (whole) {
+    memset(whole, 0x5a, c.packed_bytes);
+    CHECK(lb_pack(r, n, k, c.codes, whole) == LB_OK, "lb_pack: %s", lb_errmsg());
+    CHECK(memcmp(whole, c.packed, c.packed_bytes) == 0,
+          "packed %dx%d: the case's words differ from one lb_pack's", n, k);
+  }
+  free(whole);
+  lb_case_free(&c);
+}
+
 /* sm_90 alone, for the kernels only it runs (early GEMVs, wgmma plans). */
 static const int sm90[] = {90};
 
@@ -349,6 +372,7 @@ static void one(const char *path) {
   printf("  pack/unpack round trips checked\n");
   reference(r, 4);
   dense(r, 5);
+  packed_whole(r, 6);
   printf("  float64 reference checked\n");
   free(a);
   free(b);
