@@ -556,27 +556,25 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
   /* 9..16 rows past 4M weights (lb_gemm.c wide16, two_16): 64-channel
   ** blocks two an SM of two stages, K split to fill them (64 tiles at N =
   ** 4096, K = 14336: 4 ways; 128 at N = 8192: 2); at K = 4096 one an SM
-  ** of three stages, split 2 ways; 32 channels in layers of 4M or fewer */
-  CHECK(lb_plan_gemm(r, 4096, 14336, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.bn == 64 && p.hi.per_sm == 2 && p.hi.stages == 2 &&
-            splits16(r, 4096, 14336) == 4,
-        "14336 x 4096, M = 16: %d channels, %d blocks an SM, %d stages, %d "
-        "splits, not 64, 2, 2, 4", p.hi.bn, p.hi.per_sm, p.hi.stages,
-        splits16(r, 4096, 14336));
-  CHECK(lb_plan_gemm(r, 4096, 4096, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.bn == 64 && p.hi.per_sm == 1 && p.hi.stages == 3 &&
-            splits16(r, 4096, 4096) == 2,
-        "4096 x 4096, M = 16: %d channels, %d blocks an SM, %d stages, %d "
-        "splits, not 64, 1, 3, 2", p.hi.bn, p.hi.per_sm, p.hi.stages,
-        splits16(r, 4096, 4096));
-  CHECK(lb_plan_gemm(r, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.bn == 64 && p.hi.per_sm == 2 && splits16(r, 8192, 8192) == 2,
-        "8192 x 8192, M = 16 (128 tiles): %d channels, %d blocks an SM, %d "
-        "splits, not 64, 2, 2", p.hi.bn, p.hi.per_sm, splits16(r, 8192, 8192));
-  CHECK(lb_plan_gemm(r, 4096, 1024, 0, 132, NULL, "test", &p) == LB_OK &&
-            p.hi.bn == 32 && p.hi.per_sm == 1,
-        "1024 x 4096, M = 16: %d channels, %d blocks an SM, not 32, 1",
-        p.hi.bn, p.hi.per_sm);
+  ** of three stages, split 2 ways; 32 channels in layers of 4M or fewer
+  ** (0: any stages) */
+  {
+    static const int cs[][6] = {   /* n, k, channels, blocks, stages, splits */
+        {4096, 14336, 64, 2, 2, 4},
+        {4096, 4096, 64, 1, 3, 2},
+        {8192, 8192, 64, 2, 2, 2},
+        {4096, 1024, 32, 1, 0, 0}};
+    for (b = 0; b < (int)(sizeof cs / sizeof cs[0]); b++) {
+      const int *w = cs[b];
+      const int st = lb_plan_gemm(r, w[0], w[1], 0, 132, NULL, "test", &p);
+      const int sp = splits16(r, w[0], w[1]);
+      CHECK(st == LB_OK && p.hi.bn == w[2] && p.hi.per_sm == w[3] &&
+                (!w[4] || p.hi.stages == w[4]) && (!w[5] || sp == w[5]),
+            "%d x %d, M = 16: %d channels, %d blocks an SM, %d stages, %d "
+            "splits; want %d, %d, %d, %d", w[1], w[0], p.hi.bn, p.hi.per_sm,
+            p.hi.stages, sp, w[2], w[3], w[4], w[5]);
+    }
+  }
   /* GEMV, narrow layers: where a cluster splits K, the block's warps
   ** spread over a cluster of 8 on sm_90; before sm_90 the fold blocks of
   ** a cluster are the one block the rules had (4 warps for 3-bit codes);

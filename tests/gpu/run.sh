@@ -214,7 +214,11 @@ fi
 # codes at N = 257, K = 1024, M = 27: four rows of the one-fragment
 # kernel's blocks, the last with 3 rows of x, a partial channel block);
 # 2..8 rows in their own kernel, in clusters of 4 (7-bit codes at K =
-# 8192, N = 6400, M = 6: hcl; its early launch at N = K = 8192).
+# 8192, N = 6400, M = 6: hcl; its early launch at N = K = 8192); the
+# GEMM's 64-channel blocks at 9..16 rows past 4M weights, one an SM at K
+# = 4096 (5-bit codes, 4096 x 4096, M = 12: K split 2 ways in a cluster;
+# two an SM, K split through a work space: the 7-bit cases at M = 16 and
+# N = 1000 above).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
