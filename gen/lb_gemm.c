@@ -717,7 +717,7 @@ static void stage_scales(const lb_format *f, int k, int budget, const knobs *kn,
 /* What follows from a part's sub-stage and budget (KB a block). */
 static void finish(const lb_format *f, int n, int k, int sms, int bucket,
                    int budget, const knobs *kn, lb_gemm_cfg *c) {
-  int span, rule16;
+  int span, wide, two;
   /* scale groups a sub-stage meets */
   span = 32 * c->r;
   c->gss = f->per_channel            ? 1
@@ -744,12 +744,11 @@ static void finish(const lb_format *f, int n, int k, int sms, int bucket,
   ** (164 KB an SM) reads the same plan and keeps one block: not measured
   ** there. */
   c->per_sm = 1;
-  /* 9..16 rows of mma.sync's wide16 blocks: two an SM, or one of at most
-  ** three stages (two_16) */
-  rule16 = bucket == 0 && !c->wg && wide16(n, k)
-               ? (two_16(c, n, k, sms) ? 2 : 3)
-               : 0;
-  if (pick(kn, K_BS, (bucket >= 1 && regs_for_two(c)) || rule16 == 2 ? 2 : 1) == 2 &&
+  /* 9..16 rows of mma.sync's wide16 blocks: two an SM (two_16), else one
+  ** of at most three stages */
+  wide = bucket == 0 && !c->wg && wide16(n, k);
+  two = wide && two_16(c, n, k, sms);
+  if (pick(kn, K_BS, (bucket >= 1 && regs_for_two(c)) || two ? 2 : 1) == 2 &&
       budget >= LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
           LB_SMEM_SM_KB * 1024) {
@@ -757,7 +756,7 @@ static void finish(const lb_format *f, int n, int k, int sms, int bucket,
     c->per_sm = 2;
   }
   {
-    int cap = pick(kn, K_ST, rule16 == 3 ? 3 : 4);
+    int cap = pick(kn, K_ST, wide && !two ? 3 : 4);
     if (c->stages > cap) c->stages = cap;
   }
   /* Blocks an sm_90 holds at once whatever the plan meant (up to 16 rows

@@ -140,8 +140,8 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
       snprintf(frags, sizeof frags, ", %d..%d rows as %d rows of blocks "
                "(slices), 8 each", LB_MAX_M * c.slices / 2 + 1,
                LB_MAX_M * c.slices, c.slices);
-    else if (c.nf == 1 && c.hcl > 0)   /* (1 and 2..8 rows apart) */
-      snprintf(frags, sizeof frags, m >= LB_GEMV_HI
+    else if (c.hcl > 0)   /* (1 and 2..8 rows apart; pcl: 2..8's) */
+      snprintf(frags, sizeof frags, c.pcl > 0
                ? ", for 2..8 rows (hcl; 1 row runs another kernel)"
                : ", for 1 row (2..8 run in clusters of %d: hcl)", c.hcl);
     else

@@ -128,6 +128,16 @@ static const char *hi_words(const lb_op *op, char plan[LB_PLAN_LEN]) {
   return plan;
 }
 
+/* The plan the op's GEMV v > 0 is made from, into words, and *from where
+** it came: 2..8 rows' kernel from the one-fragment kernel's words
+** (hi_words); NULL otherwise, LOWBIT_PLAN's or the rules' then. */
+static const char *made_from(const lb_op *op, int v, char words[LB_PLAN_LEN],
+                             lb_plan_from *from) {
+  const char *plan = v == GV_HI ? hi_words(op, words) : NULL;
+  *from = plan ? op->gv[0].from : LB_PLAN_RULES;
+  return plan;
+}
+
 /* Bucket b's plan where it has a source (lb_gemm_cfg_fn). */
 static const lb_gemm_cfg *bucket_cfg(const void *ctx, int b) {
   const lb_op *op = ctx;
@@ -533,11 +543,10 @@ static lb_status load_gemv(lb_op *op, int v, const char *plan,
 ** *cfg, and where it comes from. */
 static lb_status plan_frags(const lb_op *op, int v, const char *where,
                             lb_gemv_cfg *cfg, lb_plan_from *from) {
-  lb_plan_from f = LB_PLAN_RULES;
+  lb_plan_from f;
   char words[LB_PLAN_LEN];
-  const char *plan = v == GV_HI ? hi_words(op, words) : NULL;
-  if (plan) f = op->gv[0].from;
-  else plan = plan_or_env(NULL, &f);
+  const char *plan = made_from(op, v, words, &f);
+  if (plan == NULL) plan = plan_or_env(NULL, &f);
   if (from) *from = f;
   return lb_plan_gemv(&op->rec, op->n, op->k, gv_rows[v], op->c->sms, plan,
                       plan == words ? where : plan ? "LOWBIT_PLAN" : where,
@@ -585,10 +594,9 @@ static lb_status gemv_fn(const lb_op *cop, int v) {
   }
   {
     char words[LB_PLAN_LEN];
-    const char *plan = v == GV_HI ? hi_words(op, words) : NULL;
-    st = make_gemv(op, v, op->overlap, plan,
-                   plan ? op->gv[0].from : LB_PLAN_RULES, NULL, "lb_op_run",
-                   &g);
+    lb_plan_from f;
+    const char *plan = made_from(op, v, words, &f);
+    st = make_gemv(op, v, op->overlap, plan, f, NULL, "lb_op_run", &g);
   }
   if (st == LB_OK) {   /* every field but fn (the first), then fn */
     memcpy((char *)gv + LB_GV_REST, (const char *)&g + LB_GV_REST,
@@ -1012,10 +1020,10 @@ lb_status lb_op_overlap(lb_op *op, int on) {
     }
     lb_gemv_plan_text(&gv->cfg, plan, sizeof plan);
     /* the rules' (or LOWBIT_PLAN's) are made again as they were made;
-    ** 2..8 rows' from the one-fragment kernel's words, as gemv_fn */
+    ** 2..8 rows' kernel too: its words are the one-fragment kernel's
+    ** (test_plan checks it), and its `from` that kernel's */
     st = make_gemv(op, v, on,
-                   v == GV_HI ? hi_words(op, plan)
-                   : gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV
+                   gv->from == LB_PLAN_RULES || gv->from == LB_PLAN_ENV
                        ? NULL : plan,
                    gv->from, NULL, "lb_op_overlap", &gv2[v]);
   }
