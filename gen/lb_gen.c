@@ -330,12 +330,43 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** LOWBIT_PLAN=rows=8 against the rules, 16384 x 1024, us at M = 16 /
   ** 24 / 32, the GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4
   ** / 16.4 / 16.6, a16w2_g64 16.6 / 19.6 / 20.4 -> 20.2 / 17.4 / 17.5,
-  ** a16w3_g128 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0. */
+  ** a16w3_g128 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0.
+  ** 5- and 6-bit codes where N <= 4096: two fragments against the GEMM's
+  ** 9..16 bucket of 9bfab3d (64-channel blocks in larger layers), H200,
+  ** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 5- and 6-bit
+  ** recipes, a16w5_g64 and a16w6_g128 at six shapes, LOWBIT_PLAN=rows=16
+  ** against the rules in one build: 0.71 to 0.97 of the time in all 66
+  ** rows this rule takes (geometric mean 0.84; 4096 x 4096 0.74 to 0.91,
+  ** w5 16384 x 1024 0.71 to 0.90, 14336 x 4096 0.81 to 0.97; a16w5_g64
+  ** at 16384 x 1024, M = 16, 19.4 -> 14.3 us).  Left to the GEMM:
+  ** 6-bit codes at N = 1024 (16384 x 1024: 0.94 to 1.10, 1.02 in the
+  ** mean), groups of 32 at 14336 x 4096 (5-bit 1.10 / 1.14, 6-bit 0.96 /
+  ** 1.01), and N of 8192 and more (8192 x 8192 1.00 to 1.20; 4096 x
+  ** 14336 and 4096 x 28672 0.79 to 1.25, by recipe and M).
+  ** 3- and 4-bit codes with f32 scales or zeros where N > 2048: the GEMM,
+  ** whose dequantisation takes f32 scales once a group, against two
+  ** fragments that convert them for every weight pair.  H200, 2026-12-01,
+  ** `lowbit bench --m 16` of the sweep's and the shipped 1- to 4-bit
+  ** recipes at 8192 x 8192, 16384 x 1024, 14336 x 4096 and 4096 x 14336,
+  ** LOWBIT_PLAN=rows=8 against the rules in one build: the GEMM took 0.71
+  ** to 0.96 of the time in all 15 such rows at N > 2048 (4-bit group 64
+  ** with f32 scales at 8192 x 8192 41.4 -> 29.3 us, 4-bit group 32 with
+  ** f32 scales and zeros 43.4 -> 31.7; 3-bit per channel with f32 zeros
+  ** 30.9 -> 23.4), 0.92 to 1.09 at 16384 x 1024 (kept: N <= 2048 above);
+  ** 17..32 rows (N = 4096, where 3-bit codes went to 32) not measured.
+  ** 3- and 4-bit codes in f16 or bf16 scales and zeros kept their reach
+  ** (4-bit: the GEMM 1.09 to 1.27 of the GEMV's time in all 28 rows). */
   if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22) return most;
   if (n > 0 && n <= 2048 && bits <= 3)
     return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;
   if (bits == 1) return most;
+  if ((n <= 0 || n > 2048) && (bits == 3 || bits == 4) &&
+      (f->ssize == 4 || (f->zeros && f->zsize == 4)))
+    return LB_MAX_M;
   if (n > 0 && n <= 4096 && bits <= 3) return most;
+  if (n > 0 && n <= 4096 && (bits == 5 || (bits == 6 && n > 2048)) &&
+      !(f->group == 32 && n > 2048 && k > 4096))
+    return most;
   return bits == 3 || bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
 }
 
@@ -623,14 +654,24 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** than two in 37.  Only where measured: more groups than SMs, at most two
   ** an SM (N = 2113 to 4224 on 132 SMs); from half a group an SM to one,
   ** neither plan was measured. */
-  if (cfg->lazy && lay.codes == 32 && tiles == 1 && cfg->cluster == 1 &&
-      m <= LB_MAX_M) {
+  /* 1-bit codes (narrow: words held a tile at a time) take the few
+  ** groups' plan too, their words then read where used (a code-row split
+  ** needs that).  H200, 2026-12-01, `lowbit bench --m 1,8 --iters 30` of
+  ** the sweep's 1-bit recipes and a16w1_g64, LOWBIT_PLAN=lazy=1,warps=2,
+  ** split=2,rsplit=1 against the rules in one build: 1024 x 256 and 1024
+  ** x 1024 0.89 to 1.00 of the time in all 28 rows (group 32 at 1024 x
+  ** 256 7.0 / 7.3 -> 6.6 / 6.8 us, cuBLAS fp16 7.1 / 7.0; a16w1_g64 at 1024
+  ** x 1024 6.1 / 6.3 -> 5.6 / 5.7); at 1024 x 4096 (pairs) 0.93 to 1.04,
+  ** group 32 slower: not there. */
+  if ((cfg->lazy || lay.bits == 1) && lay.codes == 32 && tiles == 1 &&
+      cfg->cluster == 1 && m <= LB_MAX_M) {
     const int few = groups * 2 <= sms,
               pairs = groups > sms && blocks_for(groups, 2) <= sms;
-    if (few || pairs) {
+    if (few || (pairs && cfg->lazy)) {
       cfg->warps = few ? 2 : 4;
       cfg->split = 2;
       cfg->rsplit = 1;
+      cfg->lazy = 1;
     }
   }
   /* Even SMs: blocks of fewer channel groups where that spreads the grid

@@ -128,11 +128,15 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 ** tune` key plans: -1 the GEMV with one fragment of x (1..8 rows), -2
 ** with two (9..16 rows), -3 with four (17..32; either in slices where
 ** the plan says so), 0.. the GEMM's buckets.
-** Where the GEMV ends (its reach) depends on the shape: by the rules, 32
-** rows for every width but 5- to 7-bit codes (16) and bf16 activations
-** with 8-bit codes (8) in layers of 4M weights or fewer; in larger ones
-** 32 for 1-bit codes, and for 2- and 3-bit codes where N is 4096 or
-** less, 16 for 3- and 4-bit codes, 8 for the others; a plan's rows knob
+** Where the GEMV ends (its reach) depends on the shape.  By the rules,
+** in layers of 4M weights or fewer: 32 rows for every width but 5- to
+** 7-bit codes (16) and bf16 activations with 8-bit codes (8).  In larger
+** ones, in this order: 16 for 1- to 3-bit codes where N is 2048 or less;
+** 32 for 1-bit codes; 8 for 3- and 4-bit codes with f32 scales or zeros;
+** 32 for 2- and 3-bit codes where N is 4096 or less; 16 for 3- and 4-bit
+** codes, for 5-bit codes where N is 4096 or less and for 6-bit ones where
+** it is 2049..4096 (groups of 32 there only where K is 4096 or less or N
+** 2048 or less); 8 for the others.  A plan's rows knob
 ** (LOWBIT_PLAN here, a tuning table in an op) sets it.  To walk every
 ** range, start at m = 1 and go on from hi + 1 until hi is 0. */
 typedef struct lb_rows {

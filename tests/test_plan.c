@@ -219,8 +219,10 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
         "%s n=%d k=%d: ring zeros in rows of %d bytes (scales' %d)", name, n,
         k, c.zring, c.sring);
   /* the rules read narrow codes' words where used (one or two words a
-  ** lane) only so that their scales travel in the ring */
-  CHECK(plan != NULL || lay.words > 2 || !c.lazy || c.sring > 0,
+  ** lane) only so that their scales travel in the ring, or for a
+  ** code-row split (1-bit codes) */
+  CHECK(plan != NULL || lay.words > 2 || !c.lazy || c.sring > 0 ||
+            (c.rsplit && lay.bits == 1),
         "%s n=%d k=%d m=%d: %d-bit words read where used, without ring "
         "scales", name, n, k, m, lay.bits);
   /* a code-row split: lazy words, no cluster, whole chunks of code rows
@@ -988,6 +990,27 @@ static void check_short_k(void) {
   CHECK(gemv_at(r, "w5g32", 1536, 1024, NULL, &c) && !c.rsplit,
         "w5g32 1536 x 1024 (96 groups, not measured): a code-row split");
   {
+    /* 1-bit codes: the few groups' split, their words then read where
+    ** used; not blocks of two groups (1024 x 4096), nor past one tile */
+    static const char w1[] =
+        "name \"w1g32\"\nactivations \"f16\"\nweights { bits = 1 }\n"
+        "scales { group = 32 }\nzeros { dtype = \"f16\" }\n"
+        "dequant \"(q - z) * s\"\n";
+    lb_recipe *r1 = load("w1g32.lua", w1);
+    if (r1) {
+      CHECK(gemv_at(r1, "w1g32", 1024, 1024, NULL, &c) && c.rsplit &&
+                c.lazy && c.warps == 2 && c.split == 2 && c.grid == 64,
+            "w1g32 1024 x 1024: %d blocks of %d warps, split %d, rsplit "
+            "%d, lazy %d; not 64 of 2, split 2, rsplit, lazy", c.grid,
+            c.warps, c.split, c.rsplit, c.lazy);
+      CHECK(gemv_at(r1, "w1g32", 4096, 1024, NULL, &c) && !c.rsplit,
+            "w1g32 4096 x 1024 (256 groups): a code-row split");
+      CHECK(gemv_at(r1, "w1g32", 256, 2048, NULL, &c) && !c.rsplit,
+            "w1g32 256 x 2048 (two tiles): a code-row split");
+      lb_recipe_free(r1);
+    }
+  }
+  {
     /* knobs: kept where the template has it (the cluster dropped), else
     ** dropped; cut to whole chunks a warp (6-bit codes: 16 code rows, 4
     ** chunks, so no more than 4 parts) */
@@ -1610,20 +1633,22 @@ static void check_workspace_env(void) {
 /* The rules' reach by width and shape (lb_gemv_rows; gen/lb_gen.c says
 ** what measured it): every width's most in layers of 4M weights or fewer,
 ** 16 rows of 1- to 3-bit codes in larger ones where N <= 2048, 32 of 1-bit
-** codes, of 2- and 3-bit codes where N <= 4096, else 16 for 3- and 4-bit
-** codes and 8 for the others; each op's plan and lb_rows_at say the
-** same. */
+** codes, of 2- and 3-bit codes where N <= 4096, 16 of 5-bit codes where
+** N <= 4096 and of 6-bit ones where 2048 < N <= 4096 (groups of 32 there
+** only where K <= 4096), 8 of 3- and 4-bit codes with f32 scales or
+** zeros where N > 2048, else 16 for 3- and 4-bit codes and 8 for the
+** others; each op's plan and lb_rows_at say the same. */
 static void check_reach_rules(void) {
   /* N, K, then the reach for bits 1..8 with f16 activations, and for 8
   ** bits with bf16 (f32 dequantisation) */
   static const int want[][11] = {
       {48, 16384, 32, 32, 32, 32, 16, 16, 16, 32, 8},
       {1024, 4096, 32, 32, 32, 32, 16, 16, 16, 32, 8},
-      {1024, 16384, 16, 16, 16, 16, 8, 8, 8, 8, 8},
-      {2048, 8192, 16, 16, 16, 16, 8, 8, 8, 8, 8},
-      {2049, 8192, 32, 32, 32, 16, 8, 8, 8, 8, 8},
-      {4096, 1152, 32, 32, 32, 16, 8, 8, 8, 8, 8},
-      {4096, 14336, 32, 32, 32, 16, 8, 8, 8, 8, 8},
+      {1024, 16384, 16, 16, 16, 16, 16, 8, 8, 8, 8},
+      {2048, 8192, 16, 16, 16, 16, 16, 8, 8, 8, 8},
+      {2049, 8192, 32, 32, 32, 16, 16, 16, 8, 8, 8},
+      {4096, 1152, 32, 32, 32, 16, 16, 16, 8, 8, 8},
+      {4096, 14336, 32, 32, 32, 16, 16, 16, 8, 8, 8},
       {4097, 4096, 32, 8, 16, 16, 8, 8, 8, 8, 8},
       {8192, 8192, 32, 8, 16, 16, 8, 8, 8, 8, 8},
       {0, 0, 32, 8, 16, 16, 8, 8, 8, 8, 8}};
@@ -1666,6 +1691,45 @@ static void check_reach_rules(void) {
       }
       lb_recipe_free(r);
     }
+  /* groups of 32: two fragments of 5- and 6-bit codes where N <= 4096
+  ** only where K <= 4096 or N <= 2048; 3- and 4-bit codes with f32 scales
+  ** or zeros: the GEMM past 8 rows where N > 2048 */
+  {
+    static const struct {
+      int n, k, bits, group;
+      const char *sd, *zd;
+      int reach;
+    } at[] = {{4096, 4096, 5, 32, "f16", "f16", 16},
+              {4096, 4096, 6, 32, "f16", "f16", 16},
+              {4096, 4608, 5, 32, "f16", "f16", 8},
+              {4096, 14336, 6, 32, "f16", "f16", 8},
+              {1024, 16384, 5, 32, "f16", "f16", 16},
+              {1024, 16384, 6, 32, "f16", "f16", 8},
+              {8192, 4096, 5, 32, "f16", "f16", 8},
+              {8192, 8192, 4, 64, "f32", "bf16", 8},
+              {8192, 8192, 4, 64, "bf16", "bf16", 16},
+              {1024, 16384, 4, 32, "f32", "f32", 16},
+              {4096, 14336, 3, 0, "f16", "f32", 8},
+              {2048, 8192, 3, 1024, "f32", "f16", 16},
+              {4096, 14336, 2, 256, "f32", "f16", 32}};
+    for (s = 0; s < (int)(sizeof at / sizeof at[0]); s++) {
+      lb_recipe *r;
+      char grp[32] = "group = \"channel\", ";
+      if (at[s].group) snprintf(grp, sizeof grp, "group = %d, ", at[s].group);
+      snprintf(text, sizeof text,
+               "name \"fx\"\nactivations \"f16\"\nweights { bits = %d }\n"
+               "scales { %sdtype = \"%s\" }\nzeros { dtype = \"%s\" }\n"
+               "dequant \"(q - z) * s\"\n",
+               at[s].bits, grp, at[s].sd, at[s].zd);
+      if ((r = load("reach_fx.lua", text)) == NULL) continue;
+      CHECK(lb_gemv_rows(r, at[s].n, at[s].k) == at[s].reach,
+            "%d-bit, group %d, %s scales, %s zeros at %d x %d (K x N): the "
+            "rules' reach %d, not %d", at[s].bits, at[s].group, at[s].sd,
+            at[s].zd, at[s].k, at[s].n, lb_gemv_rows(r, at[s].n, at[s].k),
+            at[s].reach);
+      lb_recipe_free(r);
+    }
+  }
 }
 
 int main(void) {

@@ -216,9 +216,10 @@ fi
 # 2..8 rows in their own kernel, in clusters of 4 (7-bit codes at K =
 # 8192, N = 6400, M = 6: hcl; its early launch at N = K = 8192); the
 # GEMM's 64-channel blocks at 9..16 rows past 4M weights, one an SM at K
-# = 4096 (5-bit codes, 4096 x 4096, M = 12: K split 2 ways in a cluster;
+# = 4096 (7-bit codes, 4096 x 4096, M = 12: K split 2 ways in a cluster;
 # two an SM, K split through a work space: the 7-bit cases at M = 16 and
-# N = 1000 above).
+# N = 1000 above); two fragments of x for 5-bit codes in a larger layer
+# (4096 x 4096, M = 12: 256 blocks, split 4, x from global memory).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
@@ -260,7 +261,8 @@ if room 300 sanitizer; then
          "$root/recipes/a16w1_g64.lua 8 1024 16384"
          "$root/recipes/a16w3_g128.lua 27 257 1024"
          "$root/bench/recipes/a16w7_g32.lua 6 6400 8192"
-         "$root/bench/recipes/a16w5_g64.lua 12 4096 4096")
+         "$root/bench/recipes/a16w5_g64.lua 12 4096 4096"
+         "$root/bench/recipes/a16w7_g32.lua 12 4096 4096")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's
