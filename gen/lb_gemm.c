@@ -205,9 +205,12 @@ static int wide16(int n, int k) { return (long long)n * k > 1LL << 22; }
 /* Whether a wide16 block of c at 9..16 rows goes two an SM (two stages):
 ** not where K of 4096 or less would be split more than 2 ways for them
 ** (lb_gemm_splits fills sms * 2 slots), which keeps one of three stages. */
-static int two_16(const lb_gemm_cfg *c, int n, int k, int sms) {
-  const int gridn = (n + c->bn - 1) / c->bn;
+static int two_at(int bn, int n, int k, int sms) {
+  const int gridn = (n + bn - 1) / bn;
   return !(k <= 4096 && 2 * sms / gridn > 2);
+}
+static int two_16(const lb_gemm_cfg *c, int n, int k, int sms) {
+  return two_at(c->bn, n, k, sms);
 }
 
 /* The block's channels (mj groups of 16 a warp), resident scales, and the
@@ -271,7 +274,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
 /* The plan both kinds of part share: the tile, the warps, resident scales
 ** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
 ** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
-static int plan_tile(const lb_format *f, int n, int k, int bucket,
+static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
                      const knobs *kn, lb_gemm_cfg *c) {
   const lb_layout *lay = &f->lay;
   int mj, want;
@@ -352,6 +355,27 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket,
   want = bucket == 1 && lay->codes < 8                ? 16
        : bucket == 2 || (bucket >= 3 && mj == 1)    ? (c->bm <= 64 ? 8 : 4)
                                                     : 0;
+  /* 5- to 7-bit codes in 64-channel blocks two an SM at 9..16 rows
+  ** (wide16, two_16): one warp a code row (4 warps a block, not 8) and
+  ** 16 code rows a sub-stage.  Found by `lowbit tune --m 16` (7-bit group
+  ** 64 with f32 scales at 8192 x 8192: 43.2 -> 35.8 us with wk=1,r=16);
+  ** H200, 2026-12-01, `lowbit bench --m 16 --iters 30` of the sweep's
+  ** and the bench recipes of 5 to 8 bits, LOWBIT_GEMM=wk=1,r=16 against
+  ** the rules in one build, time against the rules', geometric mean
+  ** (range) over a shape's rows: 8192 x 8192 5-bit 0.83 (0.75 to 0.92),
+  ** 6-bit 0.81, 7-bit 0.84 (0.72 to 0.91); 4096 x 14336 0.85, 0.81,
+  ** 0.86 (two rows slower: 5-bit group 32 with bf16 scales 1.09, 7-bit
+  ** group 64 with f32 scales 1.05); 16384 x 1024 6-bit 0.91, 7-bit 0.96
+  ** (a16w7_g32 at 8192 x 8192 38.5 -> 33.7 us, cuBLAS fp16 36.4).  Not
+  ** 8-bit codes: 0.94 at 8192 x 8192 (two rows 1.03), and at 4096 x
+  ** 14336, where sm_90 takes wgmma's plan, 1.9 to 2.7.  One block an SM
+  ** (K <= 4096 split more than 2 ways: 4096 x 4096) was not measured. */
+  if (bucket == 0 && lay->bits >= 5 && lay->bits <= 7 && wide16(n, k) &&
+      c->warps_n == 4 && mj == 1 && two_at(64, n, k, sms)) {
+    c->r = 16;
+    want = 16;
+    if (kn->v[K_WK] < 0) c->warps_k = 1;
+  }
   if (bucket > 1) {   /* whole tiles only up to 32 rows, by the rules */
     if (c->r > lay->codes) c->r = lay->codes;
     if (want > lay->codes) want = lay->codes;
@@ -837,7 +861,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
   if ((st = parse_plan(plan, bucket, from, kn)) != LB_OK) return st;
   {
-    const int want = plan_tile(f, n, k, bucket, kn, &p->lo);
+    const int want = plan_tile(f, n, k, bucket, sms, kn, &p->lo);
     p->hi = p->lo;
     lift(f, k, want, &p->hi);
     finish(f, n, k, sms, bucket, LB_SMEM_HI_KB, kn, &p->hi);

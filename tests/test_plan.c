@@ -1295,14 +1295,15 @@ static void check_waves(void) {
 ** 34 KB, once read from global memory a sub-stage ahead at half cuBLAS's
 ** speed); zero rows of their own width (f32 zeros, f16 scales); none
 ** where they would cut the sub-stage (64 channels, 68 KB: the rule's
-** blocks there, and at 17..32 rows), which stages them (check_staged). */
+** blocks there, whose 5- to 7-bit codes take 16 code rows a sub-stage,
+** and at 17..32 rows), which stages them (check_staged). */
 static void check_resident(void) {
   static const struct {
     const char *zeros, *plan;
     int bucket, srowb, zrowb, r;
   } cs[] = {{"f16", "wn=2", 0, 528, 528, 8},
             {"f32", "wn=2", 0, 528, 1040, 8},
-            {"f16", NULL, 0, 0, 0, 8},
+            {"f16", NULL, 0, 0, 0, 16},
             {"f16", NULL, 1, 0, 0, 8}};
   int i;
   for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
@@ -1329,8 +1330,8 @@ static void check_resident(void) {
 ** channels in each stage where they are not resident and a sub-stage meets
 ** two whole groups or more (the copies 4 bytes or more); none with
 ** resident ones, per channel, or where the plan says sg=0, which the plan's
-** text then names.  7-bit codes, group 32 (8 a sub-stage of 8 code rows)
-** at 8192 x 8192, and 4-bit group 128 (2) at K = 16384, where the rows of
+** text then names.  7-bit codes, group 32 (8 a sub-stage of 8 code rows;
+** 16 of 16 in the 9..16-row rule's 64-channel blocks) at 8192 x 8192, and 4-bit group 128 (2) at K = 16384, where the rows of
 ** 64 channels are not resident; the 160 KB parts' plan. */
 static void check_staged(void) {
   static const struct {
@@ -1339,7 +1340,7 @@ static void check_staged(void) {
     int bucket, sstg, zstg;
   } cs[] = {{7, 8192, "32", "f16", NULL, 1, 16, 16},
             {7, 8192, "32", "f32", NULL, 1, 16, 32},
-            {7, 8192, "32", "f16", NULL, 0, 16, 16},
+            {7, 8192, "32", "f16", NULL, 0, 32, 32},
             {7, 8192, "32", "f16", "wn=2", 0, 0, 0},
             {7, 8192, "32", "f16", "sg=0", 1, 0, 0},
             {4, 16384, "128", "f16", NULL, 2, 4, 4},

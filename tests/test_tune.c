@@ -575,6 +575,31 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
             p.hi.stages, sp, w[2], w[3], w[4], w[5]);
     }
   }
+  /* ... and 5- to 7-bit codes there, where the blocks go two an SM, take
+  ** one warp a code row and 16 code rows a sub-stage; not one an SM (K =
+  ** 4096 at N = 4096), not 8-bit codes (r8) */
+  {
+    static const char text7[] =
+        "name \"w7\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+        "scales { group = 64 }\nzeros { dtype = \"f16\" }\n"
+        "dequant \"(q - z) * s\"\n";
+    static const int cs[][4] = {   /* n, k, wk, r */
+        {8192, 8192, 1, 16}, {14336, 4096, 1, 16}, {1024, 16384, 1, 16},
+        {4096, 4096, 2, 8}};
+    lb_recipe *r7 = NULL;
+    CHECK(lb_recipe_load_text("w7.lua", text7, strlen(text7), &r7) == LB_OK,
+          "w7.lua: %s", lb_errmsg());
+    for (b = 0; r7 && b < (int)(sizeof cs / sizeof cs[0]); b++)
+      CHECK(lb_plan_gemm(r7, cs[b][0], cs[b][1], 0, 132, NULL, "test", &p) ==
+                    LB_OK &&
+                p.hi.warps_k == cs[b][2] && p.hi.r == cs[b][3],
+            "7-bit at %d x %d, M = 16: wk %d, %d code rows; want %d, %d",
+            cs[b][1], cs[b][0], p.hi.warps_k, p.hi.r, cs[b][2], cs[b][3]);
+    lb_recipe_free(r7);
+    CHECK(lb_plan_gemm(r8, 8192, 8192, 0, 132, NULL, "test", &p) == LB_OK &&
+              p.hi.warps_k == 2,
+          "8-bit at 8192 x 8192, M = 16: wk %d, not 2", p.hi.warps_k);
+  }
   /* GEMV, narrow layers: where a cluster splits K, the block's warps
   ** spread over a cluster of 8 on sm_90; before sm_90 the fold blocks of
   ** a cluster are the one block the rules had (4 warps for 3-bit codes);

@@ -219,7 +219,8 @@ fi
 # = 4096 (7-bit codes, 4096 x 4096, M = 12: K split 2 ways in a cluster;
 # two an SM, K split through a work space: the 7-bit cases at M = 16 and
 # N = 1000 above); two fragments of x for 5-bit codes in a larger layer
-# (4096 x 4096, M = 12: 256 blocks, split 4, x from global memory).
+# (4096 x 4096, M = 12: 256 blocks, split 4, x from global memory); 1-bit
+# codes' words read where used for a code-row split (N = K = 1024, M = 8).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
@@ -262,7 +263,8 @@ if room 300 sanitizer; then
          "$root/recipes/a16w3_g128.lua 27 257 1024"
          "$root/bench/recipes/a16w7_g32.lua 6 6400 8192"
          "$root/bench/recipes/a16w5_g64.lua 12 4096 4096"
-         "$root/bench/recipes/a16w7_g32.lua 12 4096 4096")
+         "$root/bench/recipes/a16w7_g32.lua 12 4096 4096"
+         "$root/recipes/a16w1_g64.lua 8 1024 1024")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's
