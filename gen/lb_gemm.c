@@ -176,7 +176,8 @@ static void reside(const lb_format *f, int k, int most, lb_gemm_cfg *c) {
 }
 
 /* 9..16 rows (bucket 0) in layers of more than 4M weights: 64-channel
-** blocks (four warps along channels, two along K), two an SM where they
+** blocks (four warps along channels, two along K; one for 5- to 7-bit
+** codes where the blocks go two an SM, plan_tile), two an SM where they
 ** fit with two stages (two_16), not the 32-channel blocks the rule had
 ** taken since an H100 measured them faster for every shipped width (a16w4
 ** 8192 x 8192 27.5 against 30.0 us): the GEMV takes those formats there

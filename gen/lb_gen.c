@@ -343,9 +343,9 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** mean), groups of 32 at 14336 x 4096 (5-bit 1.10 / 1.14, 6-bit 0.96 /
   ** 1.01), and N of 8192 and more (8192 x 8192 1.00 to 1.20; 4096 x
   ** 14336 and 4096 x 28672 0.79 to 1.25, by recipe and M).
-  ** 3- and 4-bit codes with f32 scales or zeros where N > 2048: the GEMM,
-  ** whose dequantisation takes f32 scales once a group, against two
-  ** fragments that convert them for every weight pair.  H200, 2026-12-01,
+  ** 3- and 4-bit codes with f32 scales or zeros where N > 2048: the GEMM
+  ** (likely because two fragments convert a group's f32 scale and zero
+  ** for every weight pair; not profiled).  H200, 2026-12-01,
   ** `lowbit bench --m 16` of the sweep's and the shipped 1- to 4-bit
   ** recipes at 8192 x 8192, 16384 x 1024, 14336 x 4096 and 4096 x 14336,
   ** LOWBIT_PLAN=rows=8 against the rules in one build: the GEMM took 0.71
