@@ -203,15 +203,14 @@ static void reside(const lb_format *f, int k, int most, lb_gemm_cfg *c) {
 ** 7 rows) both were slower, 1.01 to 1.11, and keep 32 channels. */
 static int wide16(int n, int k) { return (long long)n * k > 1LL << 22; }
 
-/* Whether a wide16 block of c at 9..16 rows goes two an SM (two stages):
-** not where K of 4096 or less would be split more than 2 ways for them
-** (lb_gemm_splits fills sms * 2 slots), which keeps one of three stages. */
-static int two_at(int bn, int n, int k, int sms) {
+/* Whether a wide16 block of bn channels at 9..16 rows goes two an SM (two
+** stages): not where K of 4096 or less would be split more than 2 ways for
+** them (lb_gemm_splits fills sms * 2 slots), which keeps one of three
+** stages.  finish() asks it of the block; plan_tile() of the rule's 64
+** channels, before the block is cut. */
+static int two_16(int bn, int n, int k, int sms) {
   const int gridn = (n + bn - 1) / bn;
   return !(k <= 4096 && 2 * sms / gridn > 2);
-}
-static int two_16(const lb_gemm_cfg *c, int n, int k, int sms) {
-  return two_at(c->bn, n, k, sms);
 }
 
 /* The block's channels (mj groups of 16 a warp), resident scales, and the
@@ -372,7 +371,7 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
   ** 14336, where sm_90 takes wgmma's plan, 1.9 to 2.7.  One block an SM
   ** (K <= 4096 split more than 2 ways: 4096 x 4096) was not measured. */
   if (bucket == 0 && lay->bits >= 5 && lay->bits <= 7 && wide16(n, k) &&
-      c->warps_n == 4 && mj == 1 && two_at(64, n, k, sms)) {
+      c->warps_n == 4 && mj == 1 && two_16(64, n, k, sms)) {
     c->r = 16;
     want = 16;
     if (kn->v[K_WK] < 0) c->warps_k = 1;
@@ -772,7 +771,7 @@ static void finish(const lb_format *f, int n, int k, int sms, int bucket,
   /* 9..16 rows of mma.sync's wide16 blocks: two an SM (two_16), else one
   ** of at most three stages */
   wide = bucket == 0 && !c->wg && wide16(n, k);
-  two = wide && two_16(c, n, k, sms);
+  two = wide && two_16(c->bn, n, k, sms);
   if (pick(kn, K_BS, (bucket >= 1 && regs_for_two(c)) || two ? 2 : 1) == 2 &&
       budget >= LB_SMEM_HI_KB && c->stages >= stages_min(c) &&
       2 * (stages_min(c) * stage_cost(c) + c->sres + LB_SMEM_RESERVED) <=
