@@ -415,11 +415,16 @@ int lb_gemv_reach(const lb_recipe *r, int n, int k, const char *plan) {
 ** Further over (512 and more) 1- and 3-bit codes lost in 19 of 26 rows
 ** (to 1.81, a16w3_g128 at 4096 x 4096).  So: once for every width, twice
 ** for 1-, 3- and 5-bit codes. */
-static int slice_rule(const lb_format *f, const lb_gemv_cfg *one, int m,
-                      int sms) {
+static int slice_rule(const lb_format *f, const lb_gemv_cfg *one,
+                      const lb_gemv_cfg *two, int m, int sms) {
   const long long grid =
       (long long)one->grid * one->cluster * lb_gemv_frags(m);
   const int b = f->lay.bits, twice = b == 1 || b == 3 || b == 5;
+  /* (3- and 5-bit codes whose fragments' plan fills the SMs by a cluster,
+  ** plan's rule for long layers: the fragments, measured faster) */
+  if ((b == 3 || b == 5) && two->nf > 1 && two->cluster > 1 &&
+      (long long)two->grid * two->cluster > sms)
+    return 0;
   return grid <= (long long)sms * (twice ? 2 : 1);
 }
 
@@ -670,10 +675,21 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** x 1024 0.89 to 1.00 of the time in all 28 rows (group 32 at 1024 x
   ** 256 7.0 / 7.3 -> 6.6 / 6.8 us, cuBLAS fp16 7.1 / 7.0; a16w1_g64 at 1024
   ** x 1024 6.1 / 6.3 -> 5.6 / 5.7); at 1024 x 4096 (pairs) 0.93 to 1.04,
-  ** group 32 slower: not there. */
+  ** group 32 slower: not there.
+  ** 7-bit codes with two fragments (9..16 rows) take the pairs' plan
+  ** too (its blocks of 4 warps cut to 2 by the ring's room): the rules'
+  ** blocks of one group left 2 warps an SM, each a whole tile of math.
+  ** H200, 2026-12-01, `lowbit bench --m 12,16 --iters 30` of the sweep's
+  ** 7-bit recipes and a16w7_g32, LOWBIT_PLAN=warps=2,split=2,rsplit=1
+  ** against the rules in one build: 1024 x 4096 and 1024 x 2560 0.80 to
+  ** 0.89 of the time at M = 16 in all 14 rows (a16w7_g32 at 1024 x 4096
+  ** 10.0 -> 8.5 us, cuBLAS fp16 8.1), 0.95 to 1.02 at M = 12.  Not with
+  ** few groups (1024 x 256: 1.01 to 1.04), nor 5- and 6-bit codes (1024
+  ** x 4096: 0.97 to 1.19). */
   if ((cfg->lazy || lay.bits == 1) && lay.codes == 32 && tiles == 1 &&
-      cfg->cluster == 1 && m <= LB_MAX_M) {
-    const int few = groups * 2 <= sms,
+      cfg->cluster == 1 &&
+      (m <= LB_MAX_M || (lay.bits == 7 && m <= 2 * LB_MAX_M))) {
+    const int few = groups * 2 <= sms && m <= LB_MAX_M,
               pairs = groups > sms && blocks_for(groups, 2) <= sms;
     if (few || (pairs && cfg->lazy)) {
       cfg->warps = few ? 2 : 4;
@@ -768,6 +784,31 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->lazy && lay.bits == 5 && !cfg->rsplit && cfg->cluster > 1 &&
       cfg->cluster < 8 && tiles == 2 * cfg->split * cfg->cluster)
     cfg->cluster *= 2;
+  /* Two fragments (9..16 rows) of 3- and 5-bit codes in long layers
+  ** whose channel blocks fill at most the SMs once (N = 1024 and 2048 at
+  ** K = 8192 and 16384): a cluster splits K until about two blocks an SM
+  ** (and slice_rule then keeps the two fragments).  The rules' plan was
+  ** one block an SM, or slices of the one-fragment plan (x resident, no
+  ** cluster at N = 2048).  H200, 2026-12-01, `lowbit bench --m 16 --iters
+  ** 30` of the sweep's, the shipped and the bench recipes at 16384 x 1024
+  ** and 8192 x 2048, LOWBIT_PLAN=rows=16,cluster=4 against the rules in
+  ** one build: 3-bit codes 0.80 to 0.94 of the time in all 16 rows
+  ** (a16w3_g128 at 8192 x 2048 13.0 -> 11.5 us, cuBLAS fp16 14.8; group
+  ** 32 at 16384 x 1024 18.1 -> 16.0, cuBLAS 15.8), 5-bit codes 0.64 to
+  ** 0.83 at 8192 x 2048 (7 rows; a16w5_g64 17.4 -> 14.1, group 32 22.4 ->
+  ** 14.5) and the rules' own plan at 16384 x 1024.  Not 1-bit codes
+  ** (0.83 to 0.90 at 8192 x 2048, but 1.20 to 1.44 at 16384 x 1024), nor
+  ** 2-bit ones (0.81 to 1.17), nor 4-, 6- and 8-bit ones (1.02 to 1.94).
+  ** Not measured with fewer than 8 tiles of K or fewer blocks. */
+  if (m > LB_MAX_M && m <= 2 * LB_MAX_M && cfg->lazy && lay.codes == 32 &&
+      (lay.bits == 3 || lay.bits == 5) && !cfg->rsplit && cfg->fold == 1 &&
+      tiles >= 8) {
+    const int blocks = channel_blocks(cfg, groups);
+    if (blocks <= sms && blocks * 4 >= sms)
+      while (cfg->cluster < 8 && blocks * cfg->cluster <= sms &&
+             tiles >= cfg->split * cfg->cluster * 2)
+        cfg->cluster *= 2;
+  }
   /* 7-bit codes where a warp has one tile (applied below, where a plan
   ** gives a warp one tile of K at most): the tile in four copies, the
   ** math starting on the first (the template's phases).  H200, `lowbit
@@ -964,7 +1005,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     const lb_status st = plan(f, n, k, sms, tune, from, 1, &one);
     if (st != LB_OK) return st;
     if (slices < 0)
-      slices = f->mode == LB_DQM_F32 || slice_rule(f, &one, m, sms);
+      slices = f->mode == LB_DQM_F32 || slice_rule(f, &one, cfg, m, sms);
     if (slices) {
       *cfg = one;
       cfg->slices = lb_gemv_frags(m);

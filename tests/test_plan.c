@@ -85,12 +85,18 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
       const int twice = r->bits == 1 || r->bits == 3 || r->bits == 5;
       /* (f32 dequantisation, bf16 8-bit codes: slices or no GEMV) */
       const int f32 = r->bits == 8 && r->act == LB_BF16;
-      lb_gemv_cfg one;
+      lb_gemv_cfg one, two;
+      /* (3- and 5-bit codes keep the fragments where their plan fills the
+      ** SMs by a cluster) */
+      const int kept = (r->bits == 3 || r->bits == 5) &&
+                       lb_plan_gemv(r, n, k, m, sms, "slices=0", "test",
+                                    &two) == LB_OK &&
+                       two.cluster > 1 && (long long)two.grid * two.cluster > sms;
       CHECK(lb_plan_gemv(r, n, k, 1, sms, NULL, "test", &one) == LB_OK,
             "%s: %s", name, lb_errmsg());
       CHECK((c.slices > 1) ==
-                (f32 || (long long)one.grid * one.cluster * frags <=
-                            (long long)sms * (twice ? 2 : 1)),
+                (f32 || (!kept && (long long)one.grid * one.cluster * frags <=
+                                      (long long)sms * (twice ? 2 : 1))),
             "%s n=%d k=%d m=%d: %d slices of %d blocks in clusters of %d "
             "on %d SMs", name, n, k, m, c.slices, one.grid, one.cluster,
             sms);
@@ -1003,6 +1009,49 @@ static void check_short_k(void) {
         "w5g32 8192 x 1024 (512 groups): a code-row split");
   CHECK(gemv_at(r, "w5g32", 1536, 1024, NULL, &c) && !c.rsplit,
         "w5g32 1536 x 1024 (96 groups, not measured): a code-row split");
+  /* two fragments of 3- and 5-bit codes in long layers: a cluster to about
+  ** two blocks an SM, not slices; not for 4-bit codes */
+  {
+    static const char w3[] =
+        "name \"w3\"\nactivations \"f16\"\nweights { bits = 3 }\n"
+        "scales { group = 128 }\nzeros { dtype = \"f16\" }\n"
+        "dequant \"(q - z) * s\"\n";
+    lb_recipe *r3 = load("w3.lua", w3), *r4 = load("w4.lua", w4_text);
+    static const int at[][3] = {{1024, 16384, 4}, {2048, 8192, 2}};
+    size_t i;
+    for (i = 0; r3 && i < 2; i++)
+      CHECK(gemv_rows(r3, "w3", at[i][0], at[i][1], 16, NULL, &c) &&
+                c.nf == 2 && c.slices == 1 && c.cluster == at[i][2],
+            "w3 %d x %d, M = 16: %d fragments, %d slices, cluster %d; not "
+            "2, 1, %d", at[i][1], at[i][0], c.nf, c.slices, c.cluster,
+            at[i][2]);
+    CHECK(gemv_rows(r, "w5g32", 2048, 8192, 12, NULL, &c) && c.nf == 2 &&
+              c.slices == 1 && c.cluster == 2,
+          "w5g32 8192 x 2048, M = 12: %d fragments, %d slices, cluster %d; "
+          "not 2, 1, 2", c.nf, c.slices, c.cluster);
+    CHECK(r4 == NULL || (gemv_rows(r4, "w4", 2048, 8192, 16, NULL, &c) &&
+                         c.cluster == 1),
+          "w4 8192 x 2048, M = 16: cluster %d, not 1", c.cluster);
+    lb_recipe_free(r3);
+    lb_recipe_free(r4);
+  }
+  /* two fragments (9..16 rows): 7-bit codes take the pairs' split (5-bit
+  ** codes and few groups run 9..16 rows as slices of 1..8 rows' plan) */
+  {
+    lb_recipe *r7 = load("w7.lua", w7_text);
+    if (r7) {
+      CHECK(gemv_rows(r7, "w7", 4096, 1024, 16, NULL, &c) && c.rsplit &&
+                c.nf == 2 && c.warps == 2 && c.split == 2 && c.grid == 256,
+            "w7 4096 x 1024, M = 16: %d blocks of %d warps, split %d, "
+            "rsplit %d, %d fragments; not 256 of 2, split 2, rsplit, 2",
+            c.grid, c.warps, c.split, c.rsplit, c.nf);
+      CHECK(gemv_rows(r7, "w7", 2560, 1024, 12, NULL, &c) && c.rsplit &&
+                c.grid == 160,
+            "w7 2560 x 1024, M = 12: %d blocks, rsplit %d; not 160, rsplit",
+            c.grid, c.rsplit);
+      lb_recipe_free(r7);
+    }
+  }
   {
     /* 1-bit codes: the few groups' split, their words then read where
     ** used; not blocks of two groups (1024 x 4096), nor past one tile */
