@@ -251,7 +251,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   slices  9..16 (17..32) rows as two (four) rows of the one-fragment
 **   kernel's blocks, 8 rows of x each (1), or one block taking two (four)
 **   fragments of x (0); the rules' 1 where the sliced grid fits the SMs
-**   once, twice for 1-, 3- and 5-bit codes; no effect on 1..8 rows.
+**   once, twice for 1-, 3- and 5-bit codes (not where 3- and 5-bit codes'
+**   fragments fill the SMs in clusters: long layers, N <= 2048 on 132
+**   SMs); no effect on 1..8 rows.
 **   hcl  2..8 rows in a second one-fragment kernel, in clusters of hcl
 **   blocks on sm_90 (0: none, 2, 4, 8; none where no larger than the
 **   plan's cluster or than K's tiles allow); the rules' 4 for 7-bit codes
