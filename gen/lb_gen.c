@@ -420,8 +420,9 @@ static int slice_rule(const lb_format *f, const lb_gemv_cfg *one,
   const long long grid =
       (long long)one->grid * one->cluster * lb_gemv_frags(m);
   const int b = f->lay.bits, twice = b == 1 || b == 3 || b == 5;
-  /* (3- and 5-bit codes whose fragments' plan fills the SMs by a cluster,
-  ** plan's rule for long layers: the fragments, measured faster) */
+  /* 3- and 5-bit codes keep the fragments where a cluster spreads them
+  ** past the SMs (plan's rule for long layers, measured there against
+  ** these slices) */
   if ((b == 3 || b == 5) && two->nf > 1 && two->cluster > 1 &&
       (long long)two->grid * two->cluster > sms)
     return 0;
@@ -808,7 +809,10 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 14.5) and the rules' own plan at 16384 x 1024.  Not 1-bit codes
   ** (0.83 to 0.90 at 8192 x 2048, but 1.20 to 1.44 at 16384 x 1024), nor
   ** 2-bit ones (0.81 to 1.17), nor 4-, 6- and 8-bit ones (1.02 to 1.94).
-  ** Not measured with fewer than 8 tiles of K or fewer blocks. */
+  ** The rule against the plan before (slices=1) in a later call, with
+  ** 16384 x 2048 too: 0.65 to 0.86 of the time in all 30 rows.  Not
+  ** measured with fewer than 8 tiles of K or fewer blocks, nor before
+  ** sm_90, whose kernel runs the fragments without the cluster. */
   if (m > LB_MAX_M && m <= 2 * LB_MAX_M && cfg->lazy && lay.codes == 32 &&
       (lay.bits == 3 || lay.bits == 5) && !cfg->rsplit && cfg->fold == 1 &&
       tiles >= 8) {

@@ -88,10 +88,10 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
       lb_gemv_cfg one, two;
       /* (3- and 5-bit codes keep the fragments where their plan fills the
       ** SMs by a cluster) */
-      const int kept = (r->bits == 3 || r->bits == 5) &&
-                       lb_plan_gemv(r, n, k, m, sms, "slices=0", "test",
-                                    &two) == LB_OK &&
-                       two.cluster > 1 && (long long)two.grid * two.cluster > sms;
+      const int kept =
+          (r->bits == 3 || r->bits == 5) &&
+          lb_plan_gemv(r, n, k, m, sms, "slices=0", "test", &two) == LB_OK &&
+          two.cluster > 1 && (long long)two.grid * two.cluster > sms;
       CHECK(lb_plan_gemv(r, n, k, 1, sms, NULL, "test", &one) == LB_OK,
             "%s: %s", name, lb_errmsg());
       CHECK((c.slices > 1) ==
