@@ -285,12 +285,13 @@ static int chunk_rows(const lb_layout *lay, int m) {
 
 /* The most rows f's GEMV takes: more than one fragment dequantises every
 ** weight before the MMA (templates/gemv.cu, LB_DQB), which f32
-** dequantisation does not; four fragments of 5- to 7-bit codes spilled
-** (a16w6_g128 at 4096 x 4096: 36 bytes at 255 registers). */
+** dequantisation does not: it takes 9..16 rows only as slices, two rows
+** of its one-fragment blocks (plan); four fragments of 5- to 7-bit codes
+** spilled (a16w6_g128 at 4096 x 4096: 36 bytes at 255 registers). */
 static int gemv_most(const lb_format *f) {
-  return f->mode == LB_DQM_F32                    ? LB_MAX_M
-         : f->lay.bits >= 5 && f->lay.bits <= 7 ? 2 * LB_MAX_M
-                                                  : LB_GEMV_MOST;
+  return f->mode == LB_DQM_F32 || (f->lay.bits >= 5 && f->lay.bits <= 7)
+             ? 2 * LB_MAX_M
+             : LB_GEMV_MOST;
 }
 
 /* The rules' reach for f at N x K (lb_gemv_rows). */
@@ -355,8 +356,15 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** 30.9 -> 23.4), 0.92 to 1.09 at 16384 x 1024 (kept: N <= 2048 above);
   ** 17..32 rows (N = 4096, where 3-bit codes went to 32) not measured.
   ** 3- and 4-bit codes in f16 or bf16 scales and zeros kept their reach
-  ** (4-bit: the GEMM 1.09 to 1.27 of the GEMV's time in all 28 rows). */
-  if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22) return most;
+  ** (4-bit: the GEMM 1.09 to 1.27 of the GEMV's time in all 28 rows).
+  ** f32 dequantisation (bf16 8-bit codes) in layers of 4M weights or
+  ** fewer where N <= 1024, whose one-fragment grid is small enough to run
+  ** twice over (slices): the GEMM's 9..16 bucket took 11.6 to 13.0 us at
+  ** 16384 x 48 and 7.8 to 8.1 at 1024 x 256, M = 16, where the GEMV took
+  ** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench; NOT YET
+  ** MEASURED as slices). */
+  if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22)
+    return f->mode == LB_DQM_F32 && n > 1024 ? LB_MAX_M : most;
   if (n > 0 && n <= 2048 && bits <= 3)
     return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;
   if (bits == 1) return most;
@@ -904,7 +912,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   {
     const int most = gemv_most(f);
     const char *why = f->mode == LB_DQM_F32
-                          ? "it dequantises in f32, after its MMA"
+                          ? "it dequantises in f32, after its MMA: past 8 "
+                            "rows only as slices"
                       : most < LB_GEMV_MOST ? "four fragments of x spill"
                                             : "four fragments of x";
     if (cfg->rows > most)   /* (rows=32 at most: the knob's range) */
@@ -916,6 +925,12 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       return lb_fail(LB_EARG, "lb_generate: m = %d: recipe '%s': its GEMV "
                      "takes %d rows at most (%d-bit codes: %s)", m,
                      f->r->name, most, lay.bits, why);
+    if (f->mode == LB_DQM_F32 && m > LB_MAX_M && slices == 0)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": slices=0: recipe '%s' "
+                     "dequantises in f32, after its MMA, which two fragments "
+                     "of x cannot: its GEMV takes %d rows only as slices",
+                     from ? from : "lb_generate", tune ? tune : "",
+                     f->r->name, m);
   }
   /* A code-row split as the template has it (lb_part): lazy words, no
   ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
@@ -993,7 +1008,8 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     lb_gemv_cfg one;
     const lb_status st = plan(f, n, k, sms, tune, from, 1, &one);
     if (st != LB_OK) return st;
-    if (slices < 0) slices = slice_rule(f, &one, cfg, m, sms);
+    if (slices < 0)
+      slices = f->mode == LB_DQM_F32 || slice_rule(f, &one, cfg, m, sms);
     if (slices) {
       *cfg = one;
       cfg->slices = lb_gemv_frags(m);

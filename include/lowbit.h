@@ -130,7 +130,8 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 ** the plan says so), 0.. the GEMM's buckets.
 ** Where the GEMV ends (its reach) depends on the shape.  By the rules,
 ** in layers of 4M weights or fewer: 32 rows for every width but 5- to
-** 7-bit codes (16) and bf16 activations with 8-bit codes (8).  In larger
+** 7-bit codes (16) and bf16 activations with 8-bit codes (16 as slices
+** where N is 1024 or less, else 8).  In larger
 ** ones, in this order: 16 for 1- to 3-bit codes where N is 2048 or less;
 ** 32 for 1-bit codes; 8 for 3- and 4-bit codes with f32 scales or zeros;
 ** 32 for 2- and 3-bit codes where N is 4096 or less; 16 for 3- and 4-bit
@@ -242,9 +243,9 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   first (1, 2, 4; lazy words where a warp has one tile of K at most;
 **   the rules' 4 for 7-bit codes there)
 **   rows  the GEMV's reach: it takes 1..rows rows and the GEMM the rest
-**   (8, 16, 32; the rules' by width and shape, lb_rows_at; above 8 only
-**   where the recipe's GEMV folds its scales, not bf16 8-bit; 32 not for
-**   5- to 7-bit codes).  An
+**   (8, 16, 32; the rules' by width and shape, lb_rows_at; bf16 8-bit
+**   codes, whose GEMV dequantises in f32, to 16 only as slices; 32 not
+**   for them nor for 5- to 7-bit codes).  An
 **   op reads it from the plan of 1..8 rows; lowbit tune times the three
 **   and keeps the fastest for 9..32 rows in the table's GEMV plan.
 **   slices  9..16 (17..32) rows as two (four) rows of the one-fragment

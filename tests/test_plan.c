@@ -74,7 +74,8 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
   }
   /* m's rows in fragments of x, or in slices: rows of the one-fragment
   ** kernel's blocks, where the rules find its grid that many times over
-  ** within the SMs (within twice the SMs for 1-, 3- and 5-bit codes) */
+  ** within the SMs (within twice the SMs for 1-, 3- and 5-bit codes; f32
+  ** dequantisation wherever its GEMV takes the rows) */
   {
     const int frags = m > 2 * LB_MAX_M ? 4 : m > LB_MAX_M ? 2 : 1;
     CHECK(c.slices == 1 ? c.nf == frags : c.nf == 1 && c.slices == frags,
@@ -82,6 +83,8 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
           c.slices);
     if (plan == NULL && frags > 1) {
       const int twice = r->bits == 1 || r->bits == 3 || r->bits == 5;
+      /* (f32 dequantisation, bf16 8-bit codes: slices or no GEMV) */
+      const int f32 = r->bits == 8 && r->act == LB_BF16;
       lb_gemv_cfg one, two;
       /* (3- and 5-bit codes keep the fragments where their plan fills the
       ** SMs by a cluster) */
@@ -92,8 +95,8 @@ static void check_plan_with(const lb_recipe *r, const char *name, int n,
       CHECK(lb_plan_gemv(r, n, k, 1, sms, NULL, "test", &one) == LB_OK,
             "%s: %s", name, lb_errmsg());
       CHECK((c.slices > 1) ==
-                (!kept && (long long)one.grid * one.cluster * frags <=
-                              (long long)sms * (twice ? 2 : 1)),
+                (f32 || (!kept && (long long)one.grid * one.cluster * frags <=
+                                      (long long)sms * (twice ? 2 : 1))),
             "%s n=%d k=%d m=%d: %d slices of %d blocks in clusters of %d "
             "on %d SMs", name, n, k, m, c.slices, one.grid, one.cluster,
             sms);
@@ -281,12 +284,23 @@ static void check_plan(const lb_recipe *r, const char *name, int n, int k,
               c.rows == 32 && lb_gemv_reach(r, n, k, "rows=32") == 32,
           "%s n=%d k=%d: rows=32 is not the plan's reach", name, n, k);
   } else {
+    /* f32 dequantisation: 9..16 rows only as slices of the one-fragment
+    ** kernel; two fragments (slices=0) and four refused, saying why */
     CHECK(strstr(lb_errmsg(), "dequantises in f32") != NULL &&
-              lb_plan_gemv(r, n, k, 1, sms, "rows=16", "test", &c) !=
+              lb_plan_gemv(r, n, k, 2 * LB_MAX_M, sms, NULL, "test", &c) ==
                   LB_OK &&
-              strstr(lb_errmsg(), "plan \"rows=16\": rows=16") != NULL,
-          "%s n=%d k=%d: no GEMV past 8 rows, but not said: %s", name, n, k,
-          lb_errmsg());
+              c.nf == 1 && c.slices == 2,
+          "%s n=%d k=%d: 16 rows of f32 dequantisation not as slices: %s",
+          name, n, k, lb_errmsg());
+    check_plan_with(r, name, n, k, 2 * LB_MAX_M, sms, NULL);
+    check_plan_with(r, name, n, k, 1, sms, "rows=16");
+    CHECK(lb_plan_gemv(r, n, k, 2 * LB_MAX_M, sms, "slices=0", "test",
+                       &c) != LB_OK &&
+              strstr(lb_errmsg(), "only as slices") != NULL &&
+              lb_plan_gemv(r, n, k, 1, sms, "rows=32", "test", &c) != LB_OK &&
+              strstr(lb_errmsg(), "plan \"rows=32\": rows=32") != NULL,
+          "%s n=%d k=%d: two or four fragments of f32 dequantisation, or "
+          "not said: %s", name, n, k, lb_errmsg());
   }
   CHECK(lb_plan_gemv(r, n, k, LB_GEMV_MOST + 1, sms, NULL, "test", &c) !=
             LB_OK,
@@ -1692,8 +1706,9 @@ static void check_reach_rules(void) {
   /* N, K, then the reach for bits 1..8 with f16 activations, and for 8
   ** bits with bf16 (f32 dequantisation) */
   static const int want[][11] = {
-      {48, 16384, 32, 32, 32, 32, 16, 16, 16, 32, 8},
-      {1024, 4096, 32, 32, 32, 32, 16, 16, 16, 32, 8},
+      {48, 16384, 32, 32, 32, 32, 16, 16, 16, 32, 16},
+      {1024, 4096, 32, 32, 32, 32, 16, 16, 16, 32, 16},
+      {2048, 2048, 32, 32, 32, 32, 16, 16, 16, 32, 8},
       {1024, 16384, 16, 16, 16, 16, 16, 8, 8, 8, 8},
       {2048, 8192, 16, 16, 16, 16, 16, 8, 8, 8, 8},
       {2049, 8192, 32, 32, 32, 16, 16, 16, 8, 8, 8},
