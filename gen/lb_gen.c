@@ -697,6 +697,15 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       cfg->split = 2;
       cfg->rsplit = 1;
       cfg->lazy = 1;
+      /* Pairs of groups of 32 of codes across words (3, 5, 7 bits): x read
+      ** with the tile, not copied into each block first.  H200, 2026-12-01,
+      ** `lowbit bench --m 1,8 --iters 30` of every sweep, shipped and
+      ** bench recipe at 1024 x 4096, LOWBIT_PLAN=xres=0 against the rules
+      ** in one build: those four recipes 0.93 to 0.99 of the time in all 8
+      ** rows (5-bit group 32: 8.3 / 8.4 -> 7.9 / 8.1 us, cuBLAS fp16 7.9 /
+      ** 8.0); the other recipes -5 to +10% (no rule). */
+      if (pairs && f->group == 32 && lay.cross && m <= LB_MAX_M)
+        cfg->xres = 0;
     }
   }
   /* Even SMs: blocks of fewer channel groups where that spreads the grid

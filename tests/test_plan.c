@@ -1005,6 +1005,18 @@ static void check_short_k(void) {
             c.warps == 4 && c.split == 2 && c.grid == 128,
         "w5g32 4096 x 1024: %d blocks of %d warps, split %d, rsplit %d; "
         "not 128 of 4, split 2, rsplit", c.grid, c.warps, c.split, c.rsplit);
+  /* there groups of 32 of codes across words read x with the tiles;
+  ** other groups copy it first */
+  CHECK(gemv_rows(r, "w5g32", 4096, 1024, 8, NULL, &c) && c.xres == 0,
+        "w5g32 4096 x 1024, M = 8: x resident (%d bytes)", c.xres);
+  {
+    lb_recipe *r5 = load("w5.lua", w5_text);
+    CHECK(r5 == NULL || (gemv_rows(r5, "w5", 4096, 1024, 8, NULL, &c) &&
+                         c.rsplit && c.xres > 0),
+          "w5 4096 x 1024, M = 8: rsplit %d, x resident %d bytes", c.rsplit,
+          c.xres);
+    lb_recipe_free(r5);
+  }
   CHECK(gemv_at(r, "w5g32", 8192, 1024, NULL, &c) && !c.rsplit,
         "w5g32 8192 x 1024 (512 groups): a code-row split");
   CHECK(gemv_at(r, "w5g32", 1536, 1024, NULL, &c) && !c.rsplit,
