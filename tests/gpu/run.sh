@@ -266,7 +266,8 @@ if room 300 sanitizer; then
          "$root/bench/recipes/a16w7_g32.lua 12 4096 4096"
          "$root/recipes/a16w1_g64.lua 8 1024 1024"
          "$root/bench/recipes/a16w7_g32.lua 13 4096 1024"
-         "$root/recipes/a16w3_g128.lua 12 2048 8192")
+         "$root/recipes/a16w3_g128.lua 12 2048 8192"
+         "$root/tests/gpu/recipes/b8_g64.lua 12 48 16384")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's
