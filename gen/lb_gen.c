@@ -212,6 +212,16 @@ static int channel_blocks(const lb_gemv_cfg *c, int groups) {
   return blocks_for(groups, c->warps / c->split);
 }
 
+/* Doubles c's cluster (to 8 at most) while `per` times it stays within
+** `cap` and each warp of the split keeps two of K's `tiles` at least: the
+** rules' clusters below grow this way, each with its own per and cap. */
+static void cluster_up(lb_gemv_cfg *c, long long per, long long cap,
+                       int tiles) {
+  while (c->cluster < 8 && per * c->cluster <= cap &&
+         tiles >= c->split * c->cluster * 2)
+    c->cluster *= 2;
+}
+
 /* How evenly `blocks` spread over the SMs, in thousandths: the blocks
 ** over the SMs' share of the busiest (224 on 132: 848). */
 static int evenness(int blocks, int sms) {
@@ -361,8 +371,10 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** fewer where N <= 1024, whose one-fragment grid is small enough to run
   ** twice over (slices): the GEMM's 9..16 bucket took 11.6 to 13.0 us at
   ** 16384 x 48 and 7.8 to 8.1 at 1024 x 256, M = 16, where the GEMV took
-  ** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench; NOT YET
-  ** MEASURED as slices). */
+  ** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench).  As
+  ** slices, in the sweep's bench of the run on d48e5d3 (same GPU): 8-bit
+  ** group 64 at 16384 x 48, M = 16, 13.0 -> 9.0 us (cuBLAS fp16 10.0),
+  ** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0. */
   if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22)
     return f->mode == LB_DQM_F32 && n > 1024 ? LB_MAX_M : most;
   if (n > 0 && n <= 2048 && bits <= 3)
@@ -555,9 +567,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   {
     const int blocks = channel_blocks(cfg, groups);
     cfg->cluster = 1;
-    while (cfg->cluster < 8 && blocks * cfg->cluster * 2 <= sms &&
-           tiles >= split * cfg->cluster * 2)
-      cfg->cluster *= 2;
+    cluster_up(cfg, 2LL * blocks, sms, tiles);
     /* Where a cluster splits K and SMs are still idle, the same warps go
     ** to more SMs: blocks of half the warps in clusters twice as large (a
     ** channel group's warps and their tiles unchanged).  A narrow layer
@@ -620,10 +630,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     ** group 64 with f32 zeros 37.9 -> 30.2 (cuBLAS 36 to 42); M = 1 (x
     ** resident, nothing to prefetch) within 0.4 us. */
     if (ring && blocks <= sms) cfg->pf = 2;
-    while (cfg->cluster < 8 &&
-           blocks * cfg->cluster * 2 * cfg->warps <= room * sms &&
-           tiles >= cfg->split * cfg->cluster * 2)
-      cfg->cluster *= 2;
+    cluster_up(cfg, 2LL * blocks * cfg->warps, (long long)room * sms, tiles);
   }
   /* Wide codes in tiles of 1024 k-values (3 and 5 bits) with at most two
   ** tiles of K: each warp's tiles are one long chain of math, and blocks
@@ -817,10 +824,7 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       (lay.bits == 3 || lay.bits == 5) && !cfg->rsplit && cfg->fold == 1 &&
       tiles >= 8) {
     const int blocks = channel_blocks(cfg, groups);
-    if (blocks <= sms && blocks * 4 >= sms)
-      while (cfg->cluster < 8 && blocks * cfg->cluster <= sms &&
-             tiles >= cfg->split * cfg->cluster * 2)
-        cfg->cluster *= 2;
+    if (blocks <= sms && blocks * 4 >= sms) cluster_up(cfg, blocks, sms, tiles);
   }
   /* 7-bit codes where a warp has one tile (applied below, where a plan
   ** gives a warp one tile of K at most): the tile in four copies, the
