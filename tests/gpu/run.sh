@@ -251,6 +251,7 @@ if room 300 sanitizer; then
          "$root/bench/recipes/a16w5_g64.lua 8 1000 1024"
          "gemv:rows=32:$root/recipes/a16w4_g128.lua 24 4112 1024"
          "gemv:rows=32:$root/recipes/a16w3_g128.lua 31 1000 4096"
+         "$root/recipes/a16w2_g64.lua 13 4112 4096"
          "$root/bench/recipes/a16w7_g32.lua 16 1000 8192"
          "$root/tests/gpu/recipes/w7_z32.lua 16 1000 8192"
          "$root/bench/recipes/a16w7_g32.lua 40 200 8192"
