@@ -375,14 +375,15 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** slices, in the sweep's bench of the run on d48e5d3 (same GPU): 8-bit
   ** group 64 at 16384 x 48, M = 16, 13.0 -> 9.0 us (cuBLAS fp16 10.0),
   ** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0.
-  ** 2-bit codes with 16-bit scales and zeros where K <= 4096 and 4096 < N
-  ** < 8192: two fragments.  There the GEMM's 9..16-row blocks (64
+  ** 2-bit codes where K <= 4096 and 4096 < N < 8192, except f32 scales
+  ** with zeros: two fragments.  There the GEMM's 9..16-row blocks (64
   ** channels, K split 2 ways) fill 192 of 264 places at two an SM.  H200,
   ** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 2-bit recipes and
-  ** a16w2_g64, the rule against LOWBIT_PLAN=rows=8 in one build, at 4096 x
-  ** 6144: 0.72 to 0.80 of the GEMM's time in all 6 rows (a16w2_g64, M =
-  ** 16, 15.6 -> 11.5 us, cuBLAS fp16 18.4); with f32 scales and zeros 1.04
-  ** to 1.09 (left out; f32 scales alone 0.82).  Outside the band mixed:
+  ** a16w2_g64, two fragments against LOWBIT_PLAN=rows=8 in one build, at
+  ** 4096 x 6144: 0.72 to 0.82 of the GEMM's time in all 10 rows this rule
+  ** takes (a16w2_g64, M = 16, 15.6 -> 11.5 us, cuBLAS fp16 18.4; 16-bit
+  ** scales with f32 zeros 0.73 / 0.75, f32 scales without zeros 0.82);
+  ** f32 scales with zeros 1.04 to 1.09.  Outside the band mixed:
   ** 4096 x 8192 0.95 to 1.20 (M = 16: 1.01 to 1.20), 4096 x 14336 0.82
   ** to 1.13, 4096 x 28672 0.75 to 1.26 (groups of 32 1.21 / 1.26), 2048
   ** x 8192 0.87 to 1.03.  Not measured at other N in the band. */
@@ -396,7 +397,7 @@ static int rules_rows(const lb_format *f, int n, int k) {
     return LB_MAX_M;
   if (n > 0 && n <= 4096 && bits <= 3) return most;
   if (bits == 2 && k > 0 && k <= 4096 && n > 4096 && n < 8192 &&
-      f->ssize != 4 && !(f->zeros && f->zsize == 4))
+      !(f->ssize == 4 && f->zeros))
     return 2 * LB_MAX_M;
   if (n > 0 && n <= 4096 && (bits == 5 || (bits == 6 && n > 2048)) &&
       !(f->group == 32 && n > 2048 && k > 4096))

@@ -1712,7 +1712,7 @@ static void check_workspace_env(void) {
 ** codes, of 2- and 3-bit codes where N <= 4096, 16 of 5-bit codes where
 ** N <= 4096 and of 6-bit ones where 2048 < N <= 4096 (groups of 32 there
 ** only where K <= 4096), 8 of 3- and 4-bit codes with f32 scales or
-** zeros where N > 2048, 16 of 2-bit codes with 16-bit scales and zeros
+** zeros where N > 2048, 16 of 2-bit codes (not f32 scales with zeros)
 ** where K <= 4096 and 4096 < N < 8192, else 16 for 3- and 4-bit codes
 ** and 8 for the others; each op's plan and lb_rows_at say the same. */
 static void check_reach_rules(void) {
@@ -1794,7 +1794,8 @@ static void check_reach_rules(void) {
               {2048, 8192, 3, 1024, "f32", "f16", 16},
               {4096, 14336, 2, 256, "f32", "f16", 32},
               {6144, 4096, 2, 64, "f32", "f16", 8},
-              {6144, 4096, 2, 64, "f16", "f32", 8},
+              {6144, 4096, 2, 64, "f16", "f32", 16},
+              {6144, 4096, 2, 0, "f32", "f32", 8},
               {6144, 4096, 2, 32, "bf16", "bf16", 16}};
     for (s = 0; s < (int)(sizeof at / sizeof at[0]); s++) {
       lb_recipe *r;
