@@ -374,8 +374,17 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench).  As
   ** slices, in the sweep's bench of the run on d48e5d3 (same GPU): 8-bit
   ** group 64 at 16384 x 48, M = 16, 13.0 -> 9.0 us (cuBLAS fp16 10.0),
-  ** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0.
-  ** 2-bit codes where K <= 4096 and 4096 < N < 8192, except f32 scales
+  ** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0. */
+  if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22)
+    return f->mode == LB_DQM_F32 && n > 1024 ? LB_MAX_M : most;
+  if (n > 0 && n <= 2048 && bits <= 3)
+    return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;
+  if (bits == 1) return most;
+  if ((n <= 0 || n > 2048) && (bits == 3 || bits == 4) &&
+      (f->ssize == 4 || (f->zeros && f->zsize == 4)))
+    return LB_MAX_M;
+  if (n > 0 && n <= 4096 && bits <= 3) return most;
+  /* 2-bit codes where K <= 4096 and 4096 < N < 8192, except f32 scales
   ** with zeros: two fragments.  There the GEMM's 9..16-row blocks (64
   ** channels, K split 2 ways) fill 192 of 264 places at two an SM.  H200,
   ** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 2-bit recipes and
@@ -386,16 +395,9 @@ static int rules_rows(const lb_format *f, int n, int k) {
   ** f32 scales with zeros 1.04 to 1.09.  Outside the band mixed:
   ** 4096 x 8192 0.95 to 1.20 (M = 16: 1.01 to 1.20), 4096 x 14336 0.82
   ** to 1.13, 4096 x 28672 0.75 to 1.26 (groups of 32 1.21 / 1.26), 2048
-  ** x 8192 0.87 to 1.03.  Not measured at other N in the band. */
-  if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22)
-    return f->mode == LB_DQM_F32 && n > 1024 ? LB_MAX_M : most;
-  if (n > 0 && n <= 2048 && bits <= 3)
-    return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;
-  if (bits == 1) return most;
-  if ((n <= 0 || n > 2048) && (bits == 3 || bits == 4) &&
-      (f->ssize == 4 || (f->zeros && f->zsize == 4)))
-    return LB_MAX_M;
-  if (n > 0 && n <= 4096 && bits <= 3) return most;
+  ** x 8192 0.87 to 1.03.  Not measured at other N in the band.  (The
+  ** GEMM's own fill there is the deeper fix, untried: it would serve
+  ** every format that takes the GEMM at such N.) */
   if (bits == 2 && k > 0 && k <= 4096 && n > 4096 && n < 8192 &&
       !(f->ssize == 4 && f->zeros))
     return 2 * LB_MAX_M;
