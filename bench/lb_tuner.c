@@ -98,8 +98,14 @@ static void *pre_work(void *p) {
     ** shows again, with its message, when the plan is set and run.  The
     ** GEMV's bucket runs the kernel of 1 row and, where the plan's hcl
     ** gives 2..8 rows their own, of HI (else the same source, a hit) */
-    ms[0] = q->m <= ONE ? 1 : q->m;
-    ms[1] = q->m <= ONE && q->m >= HI ? HI : 0;
+    {
+      lb_rows rw;   /* (the GEMM's first bucket may start below 8 rows) */
+      const int gv = q->m <= ONE && lb_rows_at(q->r, q->n, q->k, q->m,
+                                               &rw) == LB_OK &&
+                     !strcmp(rw.kind, "gemv");
+      ms[0] = gv ? 1 : q->m;
+      ms[1] = gv && q->m >= HI ? HI : 0;
+    }
     for (j = 0; j < 2 && ms[j] > 0; j++) {
       if (lb_generate_plan(q->r, q->n, q->k, ms[j], q->sms, q->plans[i],
                            &src) == LB_OK)
@@ -407,9 +413,13 @@ static void tune_bucket(tuner *t, int b) {
 
 /* ---- the GEMV's reach --------------------------------------------------- */
 
-/* The rules' reach: the rows the GEMV takes without a rows knob. */
+/* The rules' reach: the rows the GEMV takes without a rows knob (below 8
+** where the GEMM's first bucket takes the rows up to 8 past it). */
 static int rules_reach(const tuner *t) {
   lb_rows rw;
+  if (lb_rows_at(t->r, t->o->n, t->o->k, ONE, &rw) == LB_OK &&
+      !strcmp(rw.kind, "gemm"))
+    return rw.lo - 1;
   return lb_rows_at(t->r, t->o->n, t->o->k, ONE + 1, &rw) == LB_OK &&
                  !strcmp(rw.kind, "gemv")
              ? rw.hi
@@ -448,12 +458,14 @@ static void pin_reach(tuner *t) {
 ** plan's rows knob; the GEMM's buckets run their table's plans, just
 ** tuned) and keeps the fastest in the GEMV's entry, where it is this
 ** much faster (GAIN) than the rules' reach; the crossover between the
-** kinds is then measured for this shape and device, not a rule's. */
+** kinds is then measured for this shape and device, not a rule's.  A
+** rules' reach below 8 stands in for 8 (the same kernels at 9..32 rows):
+** the rows up to 8 past it stay the rules' choice, not timed here. */
 static void tune_reach(tuner *t) {
-  static const int reach[3] = {8, 16, 32};
+  const int r0 = rules_reach(t);
+  const int reach[3] = {r0 < ONE ? r0 : ONE, 16, 32};
   double us[3][LB_BENCH_MAX], sc[3];
   char plan[3][LB_PLAN_LEN];
-  const int r0 = rules_reach(t);
   int i, q, best = -1, base = -1, ok[3] = {0, 0, 0};
   for (i = 0; i < t->o->nm; i++)
     if (reach_m(t->rw[i].m)) break;
@@ -462,7 +474,7 @@ static void tune_reach(tuner *t) {
   for (i = 0; i < t->o->nm; i++)
     if (reach_m(t->rw[i].m))
       printf(" %d", t->rw[i].m);
-  printf("; rows=8: the GEMM past 8 rows):\n");
+  printf("; rows=%d: the GEMM past %d rows):\n", reach[0], reach[0]);
   for (q = 0; q < 3; q++) {
     if (reach[q] == r0) base = q;
     if (!with_rows(t, reach[q], plan[q], sizeof plan[q]) ||

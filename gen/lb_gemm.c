@@ -1065,9 +1065,14 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
   knobs kn;
   lb_status st;
   lb_buf_init(b);
-  bucket_rows(bucket, rows, sizeof rows);
   if (r == NULL)
     return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
+  bucket_rows(bucket, rows, sizeof rows);
+  /* where the rules' reach at this shape is below 8 rows, the first
+  ** bucket takes the rows past it (lb_rows_at) */
+  if (bucket == 0 && lb_gemv_rows(r, n, k) < LB_MAX_M)
+    snprintf(rows, sizeof rows, "%d..%d", lb_gemv_rows(r, n, k) + 1,
+             tops[0].top);
   if ((st = prepare(r, n, k, bucket, sms, "lb_generate", plan, from, &f, &kn,
                     p)) != LB_OK)
     return st;

@@ -45,8 +45,9 @@ static const lb_knob knob[NKNOB] = {
     {"pf", 0, 2, 0, 3, {0, 1, 2}},       {"sr", 0, 1, 0, 2, {0, 1}},
     {"rsplit", 0, 1, 0, 2, {0, 1}},    {"ph", 1, 4, 1, 3, {1, 2, 4}},
     /* the GEMV's reach, an op's choice between kinds: lowbit tune times
-    ** it apart (lb_tuner.c), never as a knob of one kernel */
-    {"rows", LB_MAX_M, LB_GEMV_MOST, 1, 0, {0}},
+    ** it apart (lb_tuner.c), never as a knob of one kernel; below 8 the
+    ** GEMM's first bucket takes the rows past it */
+    {"rows", 1, LB_GEMV_MOST, 1, 0, {0}},
     /* 9..32 rows as rows of one-fragment blocks (slices), or two and
     ** four fragments: no effect on the plan of 1..8 rows, the one lowbit
     ** tune times (the kernels of 9..32 rows keep the rules' plan) */
@@ -404,6 +405,28 @@ static int rules_rows(const lb_format *f, int n, int k) {
   if (n > 0 && n <= 4096 && (bits == 5 || (bits == 6 && n > 2048)) &&
       !(f->group == 32 && n > 2048 && k > 4096))
     return most;
+  /* 7-bit codes, and 5- and 6-bit codes in groups of 32, where K >= 8192
+  ** and N = 8192, or K >= 12288 and 4096 <= N <= 8192: the GEMM's 9..16-row
+  ** blocks from 5 rows (reach 4).  At such K the GEMV's x is resident for
+  ** 1 row only (32 KB), and at 5..8 rows every code row reads its chunk of
+  ** x from L2; the GEMM reads a tile of x once for 64 channels.  H200,
+  ** 2026-12-01, `lowbit bench --iters 30` of the sweep's 5- to 7-bit
+  ** recipes and the bench and shipped ones, LOWBIT_PLAN=rows=1 (the GEMM
+  ** from 2 rows) against the rules in one build, two calls (M = 2, 4, 6,
+  ** 8 and M = 4, 5, 6, 8): in the formats this rule takes, 0.71 to 0.96 of
+  ** the time in all 72 rows of 5..8 rows at 14336 x 4096, 16384 x 4096 and
+  ** 16384 x 8192 (sw_w7s_g32 at 14336 x 4096, M = 8, 41.8 -> 33.8 us,
+  ** cuBLAS fp16 35.6; a16w7_g32 39.7 -> 33.6), 0.80 to 1.02 in the 18 at
+  ** 8192 x 8192 (M = 6 and 8).  At 4 rows 0.78 to 1.02 where K >= 14336
+  ** and 0.90 to 1.06 at 8192 x 8192: the GEMV keeps 1..4.  Left to the
+  ** GEMV: K = 8192 at N = 4096 (0.94 to 1.13), 6144 (0.90 to 1.20), 14336
+  ** (0.83 to 1.10) and 28672 (0.87 to 1.17); 6-bit codes in groups of 64
+  ** to 256 (0.84 to 0.92 at 8192 x 8192, 1.05 to 1.20 at 14336 x 4096
+  ** and 16384 x 4096, 0.84 to 1.08 at 16384 x 8192); 8-bit codes (1.11 to
+  ** 1.44 at 8192 x 8192 and 14336 x 4096). */
+  if ((bits == 7 || (f->group == 32 && (bits == 5 || bits == 6))) &&
+      ((k >= 8192 && n == 8192) || (k >= 12288 && n >= 4096 && n <= 8192)))
+    return LB_MAX_M / 2;
   return bits == 3 || bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
 }
 

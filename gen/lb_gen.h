@@ -78,7 +78,8 @@ typedef struct lb_gemv_cfg {
 /* The rows the GEMV takes for recipe r at N x K (n, k; 0: a shape not
 ** known, taken as a large one) by the rules: LB_MAX_M with one fragment
 ** of x, 16 with two, LB_GEMV_MOST with four, where they measured faster
-** than the GEMM; the GEMM's buckets take the rest. */
+** than the GEMM, and 4 where the GEMM's first bucket measured faster at
+** 5..8 rows; the GEMM's buckets take the rest. */
 int lb_gemv_rows(const lb_recipe *r, int n, int k);
 /* The fragments of 8 rows of x the GEMV runs m rows with, where it takes
 ** them: 1 (up to LB_MAX_M), 2 (to 16), 4 (to LB_GEMV_MOST).  Past the

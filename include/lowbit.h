@@ -112,7 +112,8 @@ LB_API lb_status lb_unpack(const lb_recipe *r, int n, int k,
 LB_API lb_status lb_generate(const lb_recipe *r, int n, int k, int sms,
                              char **src);
 /* The source of the kernel that m activation rows use: the GEMV for m up
-** to 8 (lb_generate's source) and up to its reach (lb_rows_at: two
+** to 8 (lb_generate's source; up to its reach where that is below 8) and
+** up to its reach (lb_rows_at: two
 ** fragments of x to 16 rows, four to 32, or, where the one-fragment
 ** kernel's blocks leave SMs idle, that kernel in rows of blocks, the plan
 ** knob slices), else the GEMM of m's bucket (rows
@@ -125,7 +126,8 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 /* The range of rows that share the kernel m rows use, for recipe r at
 ** N x K (n, k): its kind ("gemv" or "gemm"), rows lo..hi (hi 0: no end),
 ** and the range's index, as lb_op_plan, the tuning table and `lowbit
-** tune` key plans: -1 the GEMV with one fragment of x (1..8 rows), -2
+** tune` key plans: -1 the GEMV with one fragment of x (1..8 rows, or to
+** its reach below 8), -2
 ** with two (9..16 rows), -3 with four (17..32; either in slices where
 ** the plan says so), 0.. the GEMM's buckets.
 ** Where the GEMV ends (its reach) depends on the shape.  By the rules,
@@ -137,7 +139,10 @@ LB_API lb_status lb_generate_m(const lb_recipe *r, int n, int k, int m,
 ** 32 for 2- and 3-bit codes where N is 4096 or less; 16 for 3- and 4-bit
 ** codes, for 5-bit codes where N is 4096 or less and for 6-bit ones where
 ** it is 2049..4096 (groups of 32 there only where K is 4096 or less or N
-** 2048 or less); 8 for the others.  A plan's rows knob
+** 2048 or less); 4 for 7-bit codes and for 5- and 6-bit codes in groups
+** of 32 where K is 8192 or more and N is 8192, or K is 12288 or more and
+** N is 4096..8192 (the GEMM's first bucket from 5 rows: lo 5); 8 for the
+** others.  A plan's rows knob
 ** (LOWBIT_PLAN here, a tuning table in an op) sets it.  To walk every
 ** range, start at m = 1 and go on from hi + 1 until hi is 0. */
 typedef struct lb_rows {
@@ -243,11 +248,13 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **   first (1, 2, 4; lazy words where a warp has one tile of K at most;
 **   the rules' 4 for 7-bit codes there)
 **   rows  the GEMV's reach: it takes 1..rows rows and the GEMM the rest
-**   (8, 16, 32; the rules' by width and shape, lb_rows_at; bf16 8-bit
+**   (1, 2, 4, 8, 16, 32; below 8 the GEMM's first bucket takes the rows
+**   past it; the rules' by width and shape, lb_rows_at; bf16 8-bit
 **   codes, whose GEMV dequantises in f32, to 16 only as slices; 32 not
 **   for them nor for 5- to 7-bit codes).  An
-**   op reads it from the plan of 1..8 rows; lowbit tune times the three
-**   and keeps the fastest for 9..32 rows in the table's GEMV plan.
+**   op reads it from the plan of 1..8 rows; lowbit tune times 8 (or the
+**   rules' reach below 8), 16 and 32 and keeps the fastest for 9..32 rows
+**   in the table's GEMV plan.
 **   slices  9..16 (17..32) rows as two (four) rows of the one-fragment
 **   kernel's blocks, 8 rows of x each (1), or one block taking two (four)
 **   fragments of x (0); the rules' 1 where the sliced grid fits the SMs
@@ -324,9 +331,10 @@ typedef struct lb_weights {
 } lb_weights;
 
 /* y[m][n] = x[m][k] * W^T (+ bias); x is [m][K] and 16-byte aligned, y is
-** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV, up to its
-** reach (lb_rows_at: 16 or 32 by width and shape) its two- and
-** four-fragment kernels; more rows the GEMM of m's bucket (9..16, 17..32,
+** [m][N].  m = 1..LB_MAX_ROWS: up to 8 rows run the GEMV (up to 4 where
+** its reach is 4), up to its reach (lb_rows_at: 16 or 32 by width and
+** shape) its two- and four-fragment kernels; more rows the GEMM of m's
+** bucket (9..16, or from the reach + 1 where it is below 8, 17..32,
 ** 33..64, 65..160, 161..256, 257..384, 385+), with the same
 ** packed weights.  Where m ends a few rows past a whole number of the
 ** bucket's tiles (at most a quarter tile), those rows run as a second

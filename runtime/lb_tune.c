@@ -6,7 +6,8 @@
 **   lowbit-tune 2 <device key>
 **   <key> <bucket> <n> <k> <plan or -> <us> <us by the rules> <recipe>
 **
-** bucket: -1 for the GEMV (1..8 rows), 0..6 for the GEMM's buckets.
+** bucket: -1 for the GEMV (1..8 rows, or to its reach below 8), 0..6 for
+** the GEMM's buckets.
 ** key: 16 hex digits, the hash of the source the rules alone make for the
 ** entry (lb_gemm_key).  The text is read strictly: a line that does not
 ** parse is an error naming the file and line, never skipped, since a
@@ -408,7 +409,12 @@ lb_status lb_tune_save_dev(const char *devkey, int sms, const lb_recipe *r,
                    "fragments of x at %d x %d (the rules' reach: %d rows), "
                    "which the table does not hold", m, lb_gemv_frags(m), k,
                    n, lb_gemv_rows(r, n, k));
-  e.bucket = m <= LB_MAX_M ? -1 : lb_gemm_bucket(m);
+  /* the GEMV up to 8 rows, but past a reach below 8 (the rules', or
+  ** LOWBIT_PLAN's rows, as lb_rows_at and lowbit tune take it) the GEMM's
+  ** first bucket */
+  e.bucket = m <= LB_MAX_M && m <= lb_gemv_reach(r, n, k, getenv("LOWBIT_PLAN"))
+                 ? -1
+                 : lb_gemm_bucket(m);
   e.n = n;
   e.k = k;
   e.us = us;

@@ -143,7 +143,7 @@ expect "gen --plan, a GEMM plan for the GEMV" 2 "--plan wn=2 for m = 8 (a16w4_g1
 expect "gen --plan, the GEMV" 0 'Plan changed by the caller: "split=2"' $none "$lowbit" gen "$r" --m 8 --plan split=2
 expect "compile --plan rows=32: the GEMV takes 24 rows" 0 "a16w4_g128 m=24: gemv, the plan \"rows=32\"" $none "$lowbit" compile "$r" --m 24 --n 256 --k 256 --plan rows=32
 expect "gen --plan rows=32: four fragments" 0 "constexpr int LB_NF = 4;" $none "$lowbit" gen "$r" --m 24 --plan rows=32
-expect "gen --plan rows=64" 2 "--plan rows=64 for m = 1 (a16w4_g128's GEMV): rows must be a power of two in 8..32" $none "$lowbit" gen "$r" --m 1 --plan rows=64
+expect "gen --plan rows=64" 2 "--plan rows=64 for m = 1 (a16w4_g128's GEMV): rows must be a power of two in 1..32" $none "$lowbit" gen "$r" --m 1 --plan rows=64
 expect "compile --plan rows=32, 6-bit codes" 2 "--plan rows=32 for m = 24 (a16w6_g128's GEMV): rows=32: recipe 'a16w6_g128': its GEMV takes 16 rows at most (6-bit codes: four fragments of x spill)" $none "$lowbit" compile "$recipes/../bench/recipes/a16w6_g128.lua" --m 24 --n 256 --k 256 --plan rows=32
 expect "compile: the plan as knobs" 0 "plan: wn=2,wk=" $none "$lowbit" compile "$r" --m 64 --n 256 --k 256 --plan wn=2
 expect "compile: LOWBIT_GEMM's plan as knobs" 0 "plan: wn=2,wk=" $none env LOWBIT_GEMM=wn=2 "$lowbit" compile "$r" --m 64 --n 256 --k 256

@@ -1713,8 +1713,10 @@ static void check_workspace_env(void) {
 ** N <= 4096 and of 6-bit ones where 2048 < N <= 4096 (groups of 32 there
 ** only where K <= 4096), 8 of 3- and 4-bit codes with f32 scales or
 ** zeros where N > 2048, 16 of 2-bit codes (not f32 scales with zeros)
-** where K <= 4096 and 4096 < N < 8192, else 16 for 3- and 4-bit codes
-** and 8 for the others; each op's plan and lb_rows_at say the same. */
+** where K <= 4096 and 4096 < N < 8192, 4 of 7-bit codes and 5- and
+** 6-bit ones in groups of 32 where K >= 8192 and N = 8192 or K >= 12288
+** and 4096 <= N <= 8192, else 16 for 3- and 4-bit codes and 8 for the
+** others; each op's plan and lb_rows_at say the same. */
 static void check_reach_rules(void) {
   /* N, K, then the reach for bits 1..8 with f16 activations, and for 8
   ** bits with bf16 (f32 dequantisation) */
@@ -1726,12 +1728,17 @@ static void check_reach_rules(void) {
       {2048, 8192, 16, 16, 16, 16, 16, 8, 8, 8, 8},
       {2049, 8192, 32, 32, 32, 16, 16, 16, 8, 8, 8},
       {4096, 1152, 32, 32, 32, 16, 16, 16, 8, 8, 8},
-      {4096, 14336, 32, 32, 32, 16, 16, 16, 8, 8, 8},
+      {4096, 14336, 32, 32, 32, 16, 16, 16, 4, 8, 8},
+      {4096, 12288, 32, 32, 32, 16, 16, 16, 4, 8, 8},
+      {4096, 8192, 32, 32, 32, 16, 16, 16, 8, 8, 8},
+      {8192, 16384, 32, 8, 16, 16, 8, 8, 4, 8, 8},
+      {8193, 16384, 32, 8, 16, 16, 8, 8, 8, 8, 8},
+      {4095, 16384, 32, 32, 32, 16, 16, 16, 8, 8, 8},
       {4097, 4096, 32, 16, 16, 16, 8, 8, 8, 8, 8},
       {6144, 4096, 32, 16, 16, 16, 8, 8, 8, 8, 8},
       {6144, 8192, 32, 8, 16, 16, 8, 8, 8, 8, 8},
       {8192, 4096, 32, 8, 16, 16, 8, 8, 8, 8, 8},
-      {8192, 8192, 32, 8, 16, 16, 8, 8, 8, 8, 8},
+      {8192, 8192, 32, 8, 16, 16, 8, 8, 4, 8, 8},
       {0, 0, 32, 8, 16, 16, 8, 8, 8, 8, 8}};
   char text[256];
   int bits, s, bf;
@@ -1766,15 +1773,18 @@ static void check_reach_rules(void) {
         CHECK(lb_rows_at(r, n, k, w, &rw) == LB_OK &&
                   !strcmp(rw.kind, "gemv") && rw.hi == w &&
                   lb_rows_at(r, n, k, w + 1, &rw) == LB_OK &&
-                  !strcmp(rw.kind, "gemm"),
-              "%d-bit at %d x %d: lb_rows_at does not end the GEMV at %d",
-              bits, k, n, w);
+                  !strcmp(rw.kind, "gemm") && rw.lo == w + 1 &&
+                  (w >= 16 || (rw.bucket == 0 && rw.hi == 16)),
+              "%d-bit at %d x %d: lb_rows_at does not end the GEMV at %d "
+              "(the GEMM's rows %d..%d)", bits, k, n, w, rw.lo, rw.hi);
       }
       lb_recipe_free(r);
     }
   /* groups of 32: two fragments of 5- and 6-bit codes where N <= 4096
-  ** only where K <= 4096 or N <= 2048; 3- and 4-bit codes with f32 scales
-  ** or zeros: the GEMM past 8 rows where N > 2048 */
+  ** only where K <= 4096 or N <= 2048, and the GEMM from 5 rows where K
+  ** >= 8192 and N = 8192 or K >= 12288 and 4096 <= N <= 8192 (larger
+  ** groups of 6-bit codes not); 3- and 4-bit codes with f32 scales or
+  ** zeros: the GEMM past 8 rows where N > 2048 */
   {
     static const struct {
       int n, k, bits, group;
@@ -1783,7 +1793,11 @@ static void check_reach_rules(void) {
     } at[] = {{4096, 4096, 5, 32, "f16", "f16", 16},
               {4096, 4096, 6, 32, "f16", "f16", 16},
               {4096, 4608, 5, 32, "f16", "f16", 8},
-              {4096, 14336, 6, 32, "f16", "f16", 8},
+              {4096, 14336, 6, 32, "f16", "f16", 4},
+              {8192, 8192, 5, 32, "f16", "f16", 4},
+              {8192, 8192, 6, 64, "f16", "f16", 8},
+              {6144, 16384, 5, 32, "bf16", "f32", 4},
+              {6144, 8192, 5, 32, "f16", "f16", 8},
               {1024, 16384, 5, 32, "f16", "f16", 16},
               {1024, 16384, 6, 32, "f16", "f16", 8},
               {8192, 4096, 5, 32, "f16", "f16", 8},

@@ -272,7 +272,8 @@ if room $san_need sanitizer; then
          "$root/recipes/a16w1_g64.lua 8 1024 1024"
          "$root/bench/recipes/a16w7_g32.lua 13 4096 1024"
          "$root/recipes/a16w3_g128.lua 12 2048 8192"
-         "$root/tests/gpu/recipes/b8_g64.lua 12 48 16384")
+         "$root/tests/gpu/recipes/b8_g64.lua 12 48 16384"
+         "$root/bench/recipes/a16w7_g32.lua 6 4096 14336")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's

@@ -996,11 +996,13 @@ static void plan_run(const lb_op *op, dev_case *d, int m, void *ws,
 /* The GEMV's reach (the rows knob of its one-fragment plan): with rows=16
 ** and rows=32 the GEMV takes 9..16 (two fragments of x) and 17..32 (four),
 ** the GEMM the rows past it; each against the reference, also launched
-** early (lb_op_overlap); rows=8 gives 9 rows to the GEMM.  Recipes whose
-** GEMV cannot take them are refused, saying why. */
+** early (lb_op_overlap); rows=8 gives 9 rows to the GEMM, rows=4 5 rows
+** (the GEMM's first bucket below its 9 rows, as the rules give 7-bit
+** codes in long layers).  Recipes whose GEMV cannot take them are
+** refused, saying why. */
 static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
-  static const int ms[] = {9, 13, 16, 17, 24, 31, 32};
-  static const int reach[] = {16, 32, 8};
+  static const int ms[] = {5, 7, 9, 13, 16, 17, 24, 31, 32};
+  static const int reach[] = {16, 32, 8, 4};
   const int g = r->group ? r->group : 32;
   const int shapes[][2] = {{3 * g, 257}, {1024, 4112}, {8192 + g, 1000}};
   int s, q, i, runs = 0, before = failures;
@@ -1031,7 +1033,7 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
              "reach: %s n=%d k=%d: lb_op_prepare(9..%d): %s",
              lb_recipe_name(r), shapes[s][1], k, rules, lb_errmsg());
     }
-    for (q = 0; q < 3; q++) {
+    for (q = 0; q < (int)(sizeof reach / sizeof reach[0]); q++) {
       char plan[16], what[160], got[LB_PLAN_LEN];
       lb_plan_from from;
       snprintf(plan, sizeof plan, "rows=%d", reach[q]);
@@ -1055,10 +1057,11 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
         plan_run(op, &d, m, NULL, 0, what);
         runs++;
       }
-      if (reach[q] == 32 && lb_op_overlap(op, 1) == LB_OK) {
-        snprintf(what, sizeof what, "%s %s m=24 n=%d k=%d, early",
-                 lb_recipe_name(r), plan, shapes[s][1], k);
-        plan_run(op, &d, 24, NULL, 0, what);
+      if ((reach[q] == 32 || reach[q] == 4) && lb_op_overlap(op, 1) == LB_OK) {
+        const int m = reach[q] == 32 ? 24 : 6;
+        snprintf(what, sizeof what, "%s %s m=%d n=%d k=%d, early",
+                 lb_recipe_name(r), plan, m, shapes[s][1], k);
+        plan_run(op, &d, m, NULL, 0, what);
         lb_op_overlap(op, 0);
         runs++;
       }
@@ -1068,7 +1071,7 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
     lb_op_destroy(op);
     dev_case_free(&d);
   }
-  printf("  the GEMV's reach (rows=16, 32, 8): %d runs, %s\n", runs,
+  printf("  the GEMV's reach (rows=16, 32, 8, 4): %d runs, %s\n", runs,
          failures > before ? "FAIL" : "all right");
 }
 
