@@ -998,8 +998,10 @@ static void plan_run(const lb_op *op, dev_case *d, int m, void *ws,
 ** the GEMM the rows past it; each against the reference, also launched
 ** early (lb_op_overlap); rows=8 gives 9 rows to the GEMM, rows=4 5 rows
 ** (the GEMM's first bucket below its 9 rows, as the rules give 7-bit
-** codes in long layers).  Recipes whose GEMV cannot take them are
-** refused, saying why. */
+** codes in long layers), run at 5..8 rows only (past 8 its kernels are
+** rows=8's; below 9 the others run the one-fragment GEMV, checked
+** elsewhere).  Recipes whose GEMV cannot take them are refused, saying
+** why. */
 static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
   static const int ms[] = {5, 7, 9, 13, 16, 17, 24, 31, 32};
   static const int reach[] = {16, 32, 8, 4};
@@ -1046,6 +1048,7 @@ static void reach_check(lb_ctx *ctx, const lb_recipe *r, uint64_t seed) {
       }
       for (i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++) {
         const int m = ms[i];
+        if ((reach[q] < LB_MAX_M) != (m <= LB_MAX_M)) continue;
         snprintf(what, sizeof what, "%s %s m=%d n=%d k=%d",
                  lb_recipe_name(r), plan, m, shapes[s][1], k);
         /* the GEMV's plans name their reach; the GEMM's do not */
