@@ -99,10 +99,10 @@ static void *pre_work(void *p) {
     ** GEMV's bucket runs the kernel of 1 row and, where the plan's hcl
     ** gives 2..8 rows their own, of HI (else the same source, a hit) */
     {
-      lb_rows rw;   /* (the GEMM's first bucket may start below 8 rows) */
-      const int gv = q->m <= ONE && lb_rows_at(q->r, q->n, q->k, q->m,
-                                               &rw) == LB_OK &&
-                     !strcmp(rw.kind, "gemv");
+      lb_rows rw;   /* the one-fragment GEMV's rows (the GEMM's first
+                    ** bucket may start below 8 rows) */
+      const int gv = lb_rows_at(q->r, q->n, q->k, q->m, &rw) == LB_OK &&
+                     rw.bucket == -1;
       ms[0] = gv ? 1 : q->m;
       ms[1] = gv && q->m >= HI ? HI : 0;
     }
@@ -413,17 +413,18 @@ static void tune_bucket(tuner *t, int b) {
 
 /* ---- the GEMV's reach --------------------------------------------------- */
 
-/* The rules' reach: the rows the GEMV takes without a rows knob (below 8
-** where the GEMM's first bucket takes the rows up to 8 past it). */
+/* The rules' reach: the rows the GEMV takes without a rows knob, where
+** lb_rows_at's last GEMV range ends (4, 8, 16 or 32; the range at 9 rows
+** alone said 16 where the reach is 32). */
 static int rules_reach(const tuner *t) {
   lb_rows rw;
-  if (lb_rows_at(t->r, t->o->n, t->o->k, ONE, &rw) == LB_OK &&
-      !strcmp(rw.kind, "gemm"))
-    return rw.lo - 1;
-  return lb_rows_at(t->r, t->o->n, t->o->k, ONE + 1, &rw) == LB_OK &&
-                 !strcmp(rw.kind, "gemv")
-             ? rw.hi
-             : 8;
+  int m = 1, reach = ONE;
+  while (lb_rows_at(t->r, t->o->n, t->o->k, m, &rw) == LB_OK &&
+         !strcmp(rw.kind, "gemv")) {
+    reach = rw.hi;
+    m = rw.hi + 1;
+  }
+  return reach;
 }
 
 /* Whether m is a row count the GEMV's reach decides (9..32). */

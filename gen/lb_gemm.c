@@ -31,15 +31,18 @@ int lb_gemm_bucket(int m) {
   return b;
 }
 
-void lb_gemm_span(int b, int *lo, int *hi) {
-  *lo = b > 0 ? tops[b - 1].top + 1 : LB_MAX_M + 1;
+void lb_gemm_span(int b, int reach, int *lo, int *hi) {
+  *lo = b > 0               ? tops[b - 1].top + 1
+        : reach < LB_MAX_M ? reach + 1
+                           : LB_MAX_M + 1;
   *hi = tops[b].top;
 }
 
-/* Bucket b's rows in words ("65..160", "385 and more"). */
-static void bucket_rows(int b, char *buf, size_t len) {
+/* Bucket b's rows in words ("65..160", "385 and more"), past the GEMV's
+** reach. */
+static void bucket_rows(int b, int reach, char *buf, size_t len) {
   int lo, hi;
-  lb_gemm_span(b, &lo, &hi);
+  lb_gemm_span(b, reach, &lo, &hi);
   if (hi == 0)
     snprintf(buf, len, "%d and more", lo);
   else
@@ -1067,12 +1070,8 @@ static lb_status build(const lb_recipe *r, int n, int k, int bucket, int sms,
   lb_buf_init(b);
   if (r == NULL)
     return lb_fail(LB_EARG, "lb_generate: recipe is NULL");
-  bucket_rows(bucket, rows, sizeof rows);
-  /* where the rules' reach at this shape is below 8 rows, the first
-  ** bucket takes the rows past it (lb_rows_at) */
-  if (bucket == 0 && lb_gemv_rows(r, n, k) < LB_MAX_M)
-    snprintf(rows, sizeof rows, "%d..%d", lb_gemv_rows(r, n, k) + 1,
-             tops[0].top);
+  /* (the rules' reach at this shape: the source is the rules' bucket) */
+  bucket_rows(bucket, lb_gemv_rows(r, n, k), rows, sizeof rows);
   if ((st = prepare(r, n, k, bucket, sms, "lb_generate", plan, from, &f, &kn,
                     p)) != LB_OK)
     return st;

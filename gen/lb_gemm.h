@@ -81,8 +81,10 @@ const lb_gemm_cfg *lb_gemm_part(const lb_gemm_plans *p, int arch);
 
 /* The bucket of m (> LB_MAX_M): 0..LB_GEMM_BUCKETS-1. */
 int lb_gemm_bucket(int m);
-/* Bucket b's rows: lo..hi, hi 0 for the last (no end). */
-void lb_gemm_span(int b, int *lo, int *hi);
+/* Bucket b's rows past the GEMV's reach (the first bucket starts past a
+** reach below LB_MAX_M, else at LB_MAX_M + 1): lo..hi, hi 0 for the last
+** (no end). */
+void lb_gemm_span(int b, int reach, int *lo, int *hi);
 /* Splits of K for m rows on sms SMs (1: none); lb_gemm_sum adds them,
 ** unless they meet in a cluster (lb_gemm_cluster: 1). */
 int lb_gemm_splits(const lb_gemm_cfg *c, int m, int sms);

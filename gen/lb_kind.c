@@ -45,9 +45,7 @@ static lb_status rows_at(const lb_recipe *r, int n, int k, int m,
   }
   snprintf(out->kind, sizeof out->kind, "gemm");
   out->bucket = lb_gemm_bucket(m);
-  lb_gemm_span(out->bucket, &out->lo, &out->hi);
-  /* a reach below 8 rows gives the first bucket the rows past it */
-  if (out->bucket == 0 && top < LB_MAX_M) out->lo = top + 1;
+  lb_gemm_span(out->bucket, top, &out->lo, &out->hi);
   return LB_OK;
 }
 

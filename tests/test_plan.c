@@ -1241,7 +1241,7 @@ static lb_status plan_of(const char *sections, const char *plan, int bucket,
 static void check_spans(void) {
   int b, lo, hi, next = LB_MAX_M + 1;
   for (b = 0; b < LB_GEMM_BUCKETS; b++) {
-    lb_gemm_span(b, &lo, &hi);
+    lb_gemm_span(b, LB_MAX_M, &lo, &hi);
     CHECK(lo == next && (hi == 0) == (b == LB_GEMM_BUCKETS - 1) &&
               (hi == 0 || hi >= lo),
           "bucket %d spans %d..%d after %d", b, lo, hi, next - 1);
@@ -1251,6 +1251,10 @@ static void check_spans(void) {
           "bucket %d: rows %d..%d sorted elsewhere", b, lo, hi);
     next = hi + 1;
   }
+  /* past a reach below 8 the first bucket starts at its next row */
+  lb_gemm_span(0, 4, &lo, &hi);
+  CHECK(lo == 5 && hi == 16, "bucket 0 past a reach of 4 spans %d..%d", lo,
+        hi);
 }
 
 static void check_tail(void) {
