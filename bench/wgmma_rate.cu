@@ -5,17 +5,20 @@
 // registers (RS, as templates/gemm.cu) or in shared memory (SS).
 //
 //   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o /tmp/wgmma_rate \
-//     bench/wgmma_rate.cu && /tmp/wgmma_rate
+//     bench/wgmma_rate.cu && /tmp/wgmma_rate [ops]
 //
+// (`ops`: the instruction kinds' table instead, below: the same count of
+// instructions a register, of one kind at a time.)
 // (about 25 s on an H200 with the compile; ctest compiles it where nvcc is,
 // so that it keeps building.)  Not part of the library: nothing links it.
 //
 // Each block (one an SM, 132 on an H100 or H200) is 1 to 4 warpgroups;
 // each warpgroup runs `iters` sub-stages of 8 wgmmas (128 k-values, the
 // rules' 4 code rows) on its own accumulators.  A sub-stage's A operands
-// are made by `alu` steps a register (a LOP3 and an HFMA2 each, standing in
-// for the dequantisation: templates/gemm.cu spends about 10 instructions
-// an A register at M = 128) or from the seed alone (alu 0).  Orders (what
+// are made by `alu` steps a register (two LOP3s and an HFMA2 each, ptxas's
+// form of `(x & mask) | magic` and the HFMA2, standing in for the
+// dequantisation: templates/gemm.cu spends about 10 instructions an A
+// register at M = 128, about alu 3) or from the seed alone (alu 0).  Orders (what
 // the GEMM kind's loop does, and what it could do):
 //   wait0  : wgmma.wait_group 0, make the sub-stage's A, fence, 8 wgmmas,
 //            commit (templates/gemm.cu today);
@@ -40,6 +43,7 @@
 // ("Overlap inside a warpgroup") has the H200's figures and what they say.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 
@@ -129,10 +133,43 @@ __device__ __forceinline__ unsigned long long desc(unsigned addr, int lead) {
   return ((addr >> 4) & 0x3fff) | (unsigned long long)lead << 16 | 8ull << 32;
 }
 
-// A sub-stage's 32 A registers from a seed: ALU steps each (a LOP3 and an
-// HFMA2, dependent; the 32 chains independent, as a sub-stage's A registers
-// are).
-template <int ALU>
+// A sub-stage's 32 A registers from a seed: ALU steps each (a mask and a
+// magic number, which ptxas makes two LOP3s since one LOP3 holds one
+// immediate, then an HFMA2; dependent, the 32 chains independent, as a
+// sub-stage's A registers are).  OP (the `ops` table) makes a step two
+// instructions of one kind instead, to tell which kind keeps the tensor
+// pipe waiting: OP_L two LOP3s, OP_H two HFMA2s, OP_F two FFMAs, OP_I two
+// IMADs, OP_P two PRMTs (OP_LH: the three above).  Each is PTX of its one
+// instruction, with operands ptxas cannot fold (kernel arguments).
+enum { OP_LH, OP_L, OP_H, OP_F, OP_I, OP_P };   // (op_names[], below: change together)
+template <int OP>
+__device__ __forceinline__ unsigned step(unsigned x, unsigned s2, unsigned b2) {
+  if constexpr (OP == OP_LH) {
+    x = (x & 0x000f000fu) | 0x64006400u;
+    __half2 h = __hfma2(*reinterpret_cast<__half2 *>(&x),
+                        *reinterpret_cast<const __half2 *>(&s2),
+                        *reinterpret_cast<const __half2 *>(&b2));
+    return *reinterpret_cast<unsigned *>(&h);
+  } else if constexpr (OP == OP_L) {
+    // (x & s2) | b2, then (x | s2) ^ b2: no two steps make one LOP3
+    asm("lop3.b32 %0, %0, %1, %2, 0xea;" : "+r"(x) : "r"(s2), "r"(b2));
+    asm("lop3.b32 %0, %0, %1, %2, 0x1e;" : "+r"(x) : "r"(s2), "r"(b2));
+  } else if constexpr (OP == OP_H) {
+    asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+    asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+  } else if constexpr (OP == OP_F) {
+    asm("fma.rn.f32 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+    asm("fma.rn.f32 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+  } else if constexpr (OP == OP_I) {
+    asm("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+    asm("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+  } else {
+    asm("prmt.b32 %0, %0, %1, %2;" : "+r"(x) : "r"(s2), "r"(b2));
+    asm("prmt.b32 %0, %0, %1, %2;" : "+r"(x) : "r"(b2), "r"(s2));
+  }
+  return x;
+}
+template <int ALU, int OP = OP_LH>
 __device__ __forceinline__ void make_a(unsigned (&a)[8][4], unsigned seed, unsigned s2,
                                        unsigned b2) {
 #pragma unroll
@@ -141,13 +178,7 @@ __device__ __forceinline__ void make_a(unsigned (&a)[8][4], unsigned seed, unsig
     for (int r = 0; r < 4; r++) {
       unsigned x = seed + 0x9e3779b9u * (4 * j + r);
 #pragma unroll
-      for (int i = 0; i < ALU; i++) {
-        x = (x & 0x000f000fu) | 0x64006400u;
-        __half2 h = __hfma2(*reinterpret_cast<__half2 *>(&x),
-                            *reinterpret_cast<const __half2 *>(&s2),
-                            *reinterpret_cast<const __half2 *>(&b2));
-        x = *reinterpret_cast<unsigned *>(&h);
-      }
+      for (int i = 0; i < ALU; i++) x = step<OP>(x, s2, b2);
       a[j][r] = x;
     }
 }
@@ -171,7 +202,7 @@ __device__ __forceinline__ void mb_wait(unsigned bar, unsigned parity) {
 
 enum { WAIT0, TURNS, WAIT1, SS, WS };   // (names[], below: change them together)
 
-template <int N, int ORDER, int WGS, int ALU>
+template <int N, int ORDER, int WGS, int ALU, int OP = OP_LH>
 __global__ void __launch_bounds__(128 * WGS, 1)
 rate(int iters, unsigned s2, unsigned b2, float *sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
@@ -220,7 +251,7 @@ rate(int iters, unsigned s2, unsigned b2, float *sink) {
         for (int h = 0; h < 2 / MAKERS; h++) {   // 16 KB a set of 128 threads
           // (chunk (h MAKERS + m) 8 + j of 2 KB: the A of multiplying
           // warpgroup h MAKERS + m's wgmma j)
-          make_a<ALU>(a0, seed0 + it + h, s2, b2);
+          make_a<ALU, OP>(a0, seed0 + it + h, s2, b2);
           const unsigned at = slots + sl * 32768 + (h * MAKERS + m) * 16384 + t * 16;
 #pragma unroll
           for (int j = 0; j < 8; j++)
@@ -260,7 +291,7 @@ rate(int iters, unsigned s2, unsigned b2, float *sink) {
       for (int j = 0; j < 8; j++)
 #pragma unroll
         for (int r = 0; r < 4; r++) keep(a0[j][r]);
-      make_a<ALU>(a0, seed0 + it, s2, b2);
+      make_a<ALU, OP>(a0, seed0 + it, s2, b2);
       wg_fence();
 #pragma unroll
       for (int j = 0; j < 8; j++) wg_rs<N>(d, a0[j], bd + 2 * j);
@@ -270,7 +301,7 @@ rate(int iters, unsigned s2, unsigned b2, float *sink) {
       for (int j = 0; j < 8; j++)
 #pragma unroll
         for (int r = 0; r < 4; r++) keep(a1[j][r]);
-      make_a<ALU>(a1, seed0 + it + 1, s2, b2);
+      make_a<ALU, OP>(a1, seed0 + it + 1, s2, b2);
       wg_fence();
 #pragma unroll
       for (int j = 0; j < 8; j++) wg_rs<N>(d, a1[j], bd + 2 * j);
@@ -280,7 +311,7 @@ rate(int iters, unsigned s2, unsigned b2, float *sink) {
     if (ORDER == TURNS && wg == 1) asm volatile("bar.arrive 1, 256;" ::: "memory");
     for (int it = 0; it < iters; it++) {
       wg_wait<0>();
-      make_a<ALU>(a0, seed0 + it, s2, b2);
+      make_a<ALU, OP>(a0, seed0 + it, s2, b2);
       // (no branch near the wgmmas: the barrier's id in a register, and
       // no turn skipped, so ptxas does not serialise them, C7520)
       if (ORDER == TURNS) asm volatile("bar.sync %0, 256;" ::"r"(1 + wg) : "memory");
@@ -322,10 +353,10 @@ __global__ void __launch_bounds__(128) busy(int iters, unsigned s2, unsigned b2,
 // TFLOP/s of one loop shape: the best of five launches of 132 blocks
 // (BESIDE: each with the ALU kernel running on the same SMs, started first
 // and lasting longer).
-template <int N, int ORDER, int WGS, int ALU, bool BESIDE = false>
+template <int N, int ORDER, int WGS, int ALU, bool BESIDE = false, int OP = OP_LH>
 static double run(int sms, float *sink) {
   const int wgs = WGS, iters = 4000;
-  auto k = rate<N, ORDER, WGS, ALU>;
+  auto k = rate<N, ORDER, WGS, ALU, OP>;
   const int smem = ORDER == WS ? 8192 + 4 * 32768 + 64 : 64 * 1024;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const __half2 s = __floats2half2_rn(1.0f, 1.0f), b = __floats2half2_rn(-1024.f, -1024.f);
@@ -362,14 +393,15 @@ static double run(int sms, float *sink) {
   return flop / (best * 1e-3) / 1e12;
 }
 
-struct row { int n, order, wgs, alu; bool beside; double tf; };
+struct row { int n, order, wgs, alu; bool beside; double tf; int op; };
 static const char *const names[] = {"wait0", "turns", "wait1", "ss", "ws"};   // the enum's order
+static const char *const op_names[] = {"lop3+hfma2", "lop3", "hfma2", "ffma", "imad", "prmt"};
 
 // Appends a row, printed as it comes too, should a later one never end.
 static void add(row *rows, int &nr, row r) {
   rows[nr++] = r;
-  fprintf(stderr, "  (N %d, %s%s, %d warpgroups, alu %d: %.1f TFLOP/s)\n", r.n,
-          names[r.order], r.beside ? "+" : "", r.wgs, r.alu, r.tf);
+  fprintf(stderr, "  (N %d, %s%s, %d warpgroups, alu %d of %s: %.1f TFLOP/s)\n", r.n,
+          names[r.order], r.beside ? "+" : "", r.wgs, r.alu, op_names[r.op], r.tf);
 }
 
 // Every ALU count of one loop shape (A's making has none with SS).
@@ -382,7 +414,21 @@ static void sweep(row *rows, int &nr, int sms, float *sink) {
   }
 }
 
-int main() {
+// One instruction kind (OP) at 2 and 5 steps a register (4 and 10
+// instructions), one warpgroup with two A sets and two warpgroups as the
+// GEMM's block: the `ops` table.
+template <int OP>
+static void ops(row *rows, int &nr, int sms, float *sink) {
+  add(rows, nr, {128, WAIT1, 1, 2, false, run<128, WAIT1, 1, 2, false, OP>(sms, sink), OP});
+  add(rows, nr, {128, WAIT1, 1, 5, false, run<128, WAIT1, 1, 5, false, OP>(sms, sink), OP});
+  add(rows, nr, {128, WAIT0, 2, 2, false, run<128, WAIT0, 2, 2, false, OP>(sms, sink), OP});
+  add(rows, nr, {128, WAIT0, 2, 5, false, run<128, WAIT0, 2, 5, false, OP>(sms, sink), OP});
+}
+
+// wgmma_rate: the loop shapes' table; wgmma_rate ops: the instruction
+// kinds' table (OP above).
+int main(int argc, char **argv) {
+  const bool kinds = argc > 1 && strcmp(argv[1], "ops") == 0;
   int dev = 0, sms = 0, major = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -394,6 +440,16 @@ int main() {
   CK(cudaMalloc(&sink, 4096));
   row rows[64];
   int nr = 0;
+  if (kinds) {
+    add(rows, nr, {128, WAIT1, 1, 0, false, run<128, WAIT1, 1, 0>(sms, sink), OP_LH});
+    add(rows, nr, {128, WAIT0, 2, 0, false, run<128, WAIT0, 2, 0>(sms, sink), OP_LH});
+    ops<OP_LH>(rows, nr, sms, sink);
+    ops<OP_L>(rows, nr, sms, sink);
+    ops<OP_H>(rows, nr, sms, sink);
+    ops<OP_F>(rows, nr, sms, sink);
+    ops<OP_I>(rows, nr, sms, sink);
+    ops<OP_P>(rows, nr, sms, sink);
+  } else {
   sweep<128, WAIT0, 1>(rows, nr, sms, sink);
   sweep<128, WAIT1, 1>(rows, nr, sms, sink);
   sweep<128, SS, 1>(rows, nr, sms, sink);
@@ -415,13 +471,15 @@ int main() {
   // warpgroups' registers and that kernel's do not fit one SM together)
   add(rows, nr, {128, WAIT1, 1, 0, true, run<128, WAIT1, 1, 0, true>(sms, sink)});
   add(rows, nr, {128, SS, 2, 0, true, run<128, SS, 2, 0, true>(sms, sink)});
+  }
   double best = 0;
   for (int i = 0; i < nr; i++) best = rows[i].tf > best ? rows[i].tf : best;
   printf("wgmma m64nNk16 f16 -> f32, %d blocks (one an SM), 8 wgmmas a sub-stage\n", sms);
-  printf("%5s %7s %3s %4s %9s %6s\n", "N", "order", "wgs", "alu", "TFLOP/s", "share");
+  printf("%5s %7s %3s %4s %10s %9s %6s\n", "N", "order", "wgs", "alu", "op", "TFLOP/s", "share");
   for (int i = 0; i < nr; i++)
-    printf("%5d %6s%s %3d %4d %9.1f %6.2f\n", rows[i].n, names[rows[i].order],
-           rows[i].beside ? "+" : " ", rows[i].wgs, rows[i].alu, rows[i].tf, rows[i].tf / best);
+    printf("%5d %6s%s %3d %4d %10s %9.1f %6.2f\n", rows[i].n, names[rows[i].order],
+           rows[i].beside ? "+" : " ", rows[i].wgs, rows[i].alu, op_names[rows[i].op],
+           rows[i].tf, rows[i].tf / best);
   CK(cudaFree(sink));
   return 0;
 }
