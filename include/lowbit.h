@@ -227,7 +227,7 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 **       refused where no part's plan can) or loaded by each thread a
 **       sub-stage ahead (0)
 **   plain=1  no dequantisation: wrong results, for timing only
-** The GEMV's (m up to its reach, rows below; gen/lb_gen.c):
+** The GEMV's (m up to its reach, rows below; gen/lb_gvplan.c):
 **   warps  warps a block (1, 2, 4, 8; cut to fit the ring)
 **   split  warps sharing a channel group's tiles (1, 2, 4, 8)
 **   stages  ring depth (1 .. 8; 1 where a warp has one tile and the

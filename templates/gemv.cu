@@ -251,7 +251,7 @@ __device__ __forceinline__ void lb_read_tile(lb_rowtile &r, const lb_u4 *ring,
 // the first four for half 0, the last four for half 1.  Loaded a chunk
 // ahead, like the weights, so that no MMA waits for an activation load.
 // (two fragments hold two chunks of registers: half the code rows each;
-// gen/lb_gen.c's chunk_rows plans with the same count)
+// gen/lb_gvplan.c's chunk_rows plans with the same count)
 constexpr int LB_XC = LB_CODES < 4 ? LB_CODES : 4 / LB_NF;
 constexpr int LB_NCH = LB_CODES / LB_XC;
 struct lb_xchunk { lb_u4 v[LB_XC]; };
@@ -539,7 +539,7 @@ __device__ __forceinline__ void lb_gemv(
   constexpr bool SRES = LB_SRES;
   char *const sres = (char *)(lb_smem + LB_WARPS * STAGES * LB_STAGECH);
   constexpr int SREG = GROUPS * 16 * LB_SROWB;     // one array's rows
-  // The contract with the planner (lb_gen.c): the rings and the resident
+  // The contract with the planner (lb_gvplan.c): the rings and the resident
   // scales and zeros (x's rows, lb_gemv_xs's, come on top at launch).
   static_assert(LB_WARPS * STAGES * LB_STAGECH * (int)sizeof(lb_u4) +
                         (SRES ? (LB_ZEROS ? 2 : 1) * SREG : 0) <=

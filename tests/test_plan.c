@@ -775,7 +775,7 @@ static void check_xs_rows(void) {
 }
 
 /* Blocks of fewer channel groups where that spreads a grid of a wave or
-** more evenly over the SMs, for one fragment only (lb_gen.c, "Even
+** more evenly over the SMs, for one fragment only (lb_gvplan.c, "Even
 ** SMs"): 4-bit at 4096 -> 28672 ran 224 blocks of 8 warps on 132 SMs
 ** until 2026-11-28.  Each row: n, k, m, grid, warps, rows of x resident
 ** (one where the blocks were made smaller, as each copies its x; none
@@ -1710,7 +1710,7 @@ static void check_workspace_env(void) {
   lb_recipe_free(r);
 }
 
-/* The rules' reach by width and shape (lb_gemv_rows; gen/lb_gen.c says
+/* The rules' reach by width and shape (lb_gemv_rows; gen/lb_gvplan.c says
 ** what measured it): every width's most in layers of 4M weights or fewer,
 ** 16 rows of 1- to 3-bit codes in larger ones where N <= 2048, 32 of 1-bit
 ** codes, of 2- and 3-bit codes where N <= 4096, 16 of 5-bit codes where

@@ -157,7 +157,7 @@ static int row_m[MAXROWS][2];
 ** and spilled 8 bytes on sm_90 until 2026-11-28 (gemv.cu: NOREFILL).
 ** gv_w3/gv_w5 at 8192 x 48: the GEMV's block before sm_90 (a cluster's
 ** four fold blocks as one) gave each warp two tiles, both issued by the
-** prologue; lb_gemv spilled 8 to 48 bytes on sm_80 (gen/lb_gen.c, after
+** prologue; lb_gemv spilled 8 to 48 bytes on sm_80 (gen/lb_gvplan.c, after
 ** plan_resident).
 ** mm_w8 and the per-channel rows: two channel groups a warp spilled 4 to
 ** 32 bytes on sm_80..89 where N is no multiple of the block's 128

@@ -710,7 +710,7 @@ static void ring_check(lb_ctx *ctx, cudaStream_t stream) {
       "scales { group = 32, dtype = \"f32\" }\nzeros { dtype = \"f32\" }\n"
       "dequant \"(q - z) * s\"\n",
       /* narrow codes, whose words are read where used for the ring's
-      ** sake at 1..8 rows only (gen/lb_gen.c, plan) */
+      ** sake at 1..8 rows only (gen/lb_gvplan.c, plan) */
       "name \"ring_w1_g32\"\nactivations \"f16\"\nweights { bits = 1 }\nscales { group = 32 }\n"
       "zeros { dtype = \"f16\" }\ndequant \"(q - z) * s\"\n",
       "name \"ring_w4_g32_f32\"\nactivations \"bf16\"\nweights { bits = 4 }\n"
