@@ -450,27 +450,27 @@ int main(int argc, char **argv) {
     ops<OP_I>(rows, nr, sms, sink);
     ops<OP_P>(rows, nr, sms, sink);
   } else {
-  sweep<128, WAIT0, 1>(rows, nr, sms, sink);
-  sweep<128, WAIT1, 1>(rows, nr, sms, sink);
-  sweep<128, SS, 1>(rows, nr, sms, sink);
-  sweep<128, WAIT0, 2>(rows, nr, sms, sink);
-  sweep<128, TURNS, 2>(rows, nr, sms, sink);
-  sweep<128, WAIT1, 2>(rows, nr, sms, sink);
-  sweep<128, WAIT0, 3>(rows, nr, sms, sink);
-  sweep<128, WAIT1, 3>(rows, nr, sms, sink);
-  sweep<256, WAIT0, 1>(rows, nr, sms, sink);
-  sweep<256, WAIT1, 1>(rows, nr, sms, sink);
-  sweep<256, SS, 1>(rows, nr, sms, sink);
-  sweep<256, WAIT0, 2>(rows, nr, sms, sink);
-  sweep<256, TURNS, 2>(rows, nr, sms, sink);
-  sweep<256, WAIT1, 2>(rows, nr, sms, sink);
-  sweep<128, WS, 3>(rows, nr, sms, sink);
-  sweep<128, WS, 4>(rows, nr, sms, sink);
-  sweep<256, WS, 3>(rows, nr, sms, sink);
-  // (beside the ALU kernel: one warpgroup of RS wgmmas, two of SS; two RS
-  // warpgroups' registers and that kernel's do not fit one SM together)
-  add(rows, nr, {128, WAIT1, 1, 0, true, run<128, WAIT1, 1, 0, true>(sms, sink)});
-  add(rows, nr, {128, SS, 2, 0, true, run<128, SS, 2, 0, true>(sms, sink)});
+    sweep<128, WAIT0, 1>(rows, nr, sms, sink);
+    sweep<128, WAIT1, 1>(rows, nr, sms, sink);
+    sweep<128, SS, 1>(rows, nr, sms, sink);
+    sweep<128, WAIT0, 2>(rows, nr, sms, sink);
+    sweep<128, TURNS, 2>(rows, nr, sms, sink);
+    sweep<128, WAIT1, 2>(rows, nr, sms, sink);
+    sweep<128, WAIT0, 3>(rows, nr, sms, sink);
+    sweep<128, WAIT1, 3>(rows, nr, sms, sink);
+    sweep<256, WAIT0, 1>(rows, nr, sms, sink);
+    sweep<256, WAIT1, 1>(rows, nr, sms, sink);
+    sweep<256, SS, 1>(rows, nr, sms, sink);
+    sweep<256, WAIT0, 2>(rows, nr, sms, sink);
+    sweep<256, TURNS, 2>(rows, nr, sms, sink);
+    sweep<256, WAIT1, 2>(rows, nr, sms, sink);
+    sweep<128, WS, 3>(rows, nr, sms, sink);
+    sweep<128, WS, 4>(rows, nr, sms, sink);
+    sweep<256, WS, 3>(rows, nr, sms, sink);
+    // (beside the ALU kernel: one warpgroup of RS wgmmas, two of SS; two RS
+    // warpgroups' registers and that kernel's do not fit one SM together)
+    add(rows, nr, {128, WAIT1, 1, 0, true, run<128, WAIT1, 1, 0, true>(sms, sink)});
+    add(rows, nr, {128, SS, 2, 0, true, run<128, SS, 2, 0, true>(sms, sink)});
   }
   double best = 0;
   for (int i = 0; i < nr; i++) best = rows[i].tf > best ? rows[i].tf : best;

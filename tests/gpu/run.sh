@@ -447,9 +447,10 @@ pybench bench-model 45 170 model.py --m 1,2,4,8,16,32 --out "$out/model"
 # summary.  (It took 326 s with four shapes on the H100, 2026-11-28, and
 # 1024 x 4096, where 5-bit group 32 ran 0.89x cuBLAS at M = 8, came after;
 # with five shapes, 338 s on the H200, in one call with bench and
-# bench-write, 443 s in all; 139 s once every kernel was compiled ahead.
-# 16384 x 4096 since 2026-12-02: a long layer of the kind where 5..8 rows
-# of some 5- to 7-bit formats take the GEMM, which no shape here had.)
+# bench-write, 443 s in all; with six shapes, 121 s on the H200 once every
+# kernel is compiled ahead, 65 s of it the compiles, 2026-12-02.  16384 x
+# 4096 since then: a long layer of the kind where 5..8 rows of some 5- to
+# 7-bit formats take the GEMM, which no shape here had.)
 if room 215 "bench-sweep"; then
   rm -rf "$build/sweep-recipes" && mkdir -p "$build/sweep-recipes" &&
     "$build/tests/test_sweep" --write "$build/sweep-recipes" >/dev/null || bench_rc=1
