@@ -28,7 +28,7 @@
 #define LB_SMEM_WG_KB 227      /* sm_90a's 256-row wgmma tiles: a block's most */
 #define LB_SMEM_SM_KB 228      /* an sm_90's SM: what two blocks share */
 #define LB_SMEM_RESERVED 1024  /* bytes the driver keeps of each block's */
-#define LB_GEMM_SRES_KB 128    /* resident scales' most (lb_gemm.c fit_tile) */
+#define LB_GEMM_SRES_KB 128    /* resident scales' most (lb_gmplan.c fit_tile) */
 
 typedef struct lb_gemm_cfg {
   int bm, bn;             /* block tile: activation rows x channels */

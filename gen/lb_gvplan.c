@@ -17,7 +17,7 @@
 
 /* A GEMV plan in words ("warps=8,split=4,stages=2"; LOWBIT_PLAN,
 ** lb_generate_plan, the tuning table): the knobs, each replacing a
-** planned value.  Strict, as the GEMM's (lb_gemm.c): an unknown key, a
+** planned value.  Strict, as the GEMM's (lb_gmplan.c): an unknown key, a
 ** value out of range, a sign or space, a key given twice or a trailing
 ** comma is an error naming it, never skipped.  The plan is then cut to
 ** what the template runs: the ring (stages first, then warps) to fit

@@ -179,7 +179,7 @@ LB_API lb_status lb_describe_plan(const lb_recipe *r, int n, int k, int m,
 ** A plan is comma-separated knobs ("wn=4,wk=2,r=8"), each replacing what
 ** the planner's rules choose for the kernel m rows use; knobs left out stay
 ** the rules'.  The GEMM's (m past the GEMV's reach: lb_rows_at;
-** gen/lb_gemm.c holds the same list):
+** gen/lb_gmplan.c holds the same list):
 **   wn  warps along channels (1, 2, 4, 8)
 **   wk  warps taking alternate code rows (1, 2, 4, 8)
 **   wm  warps along rows (1 .. rows of the bucket's tile / 8, powers of 2)

@@ -258,7 +258,7 @@ static int line_has(const char *p, size_t len, const char *what) {
 ** ("(C7510) Potential Performance Loss: wgmma.mma_async instructions are
 ** serialized ...", "(C7519) warpgroup.arrive is injected ... in function
 ** 'lb_gemm'"): the plans that draw one, and why some keep it, are in
-** gen/lb_gemm.c (wgmma_takes).  They come in the log because wgmma
+** gen/lb_gmplan.c (wgmma_takes).  They come in the log because wgmma
 ** sources are compiled unsplit (options, above). */
 int lb_log_warnings(const char *log) {
   int n = 0;

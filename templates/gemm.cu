@@ -8,7 +8,7 @@
 // for this kind lb_gpair() (two lanes' codes of one code row as a pair of
 // 16-bit values), lb_wgroup() / lb_w2() (a group's scale and offset, and the
 // dequantised weight pair in the activation type); templates/common.cu the
-// cp.async helpers.  The planner (gen/lb_gemm.c) supplies LB_BM, LB_BN,
+// cp.async helpers.  The planner (gen/lb_gmplan.c) supplies LB_BM, LB_BN,
 // LB_WARPS_M/N/K, LB_R, LB_WS, LB_GSS, LB_GSTEP, LB_SROWB, LB_ZROWB, LB_SSTG,
 // LB_ZSTG and LB_STAGES;
 // the static_asserts below check what it promised.
@@ -110,7 +110,7 @@ __host__ __device__ constexpr bool lb_ws_fits() {
   return true;
 }
 
-// The contract with the planner (lb_gemm.c), checked where it is used.
+// The contract with the planner (lb_gmplan.c), checked where it is used.
 static_assert(LB_BN % (16 * LB_WARPS_N) == 0, "warps own whole 16-channel groups");
 static_assert(LB_BM % (8 * LB_WARPS_M) == 0, "warps own whole 8-row fragments");
 static_assert(LB_CODES % LB_R == 0 || LB_R % LB_CODES == 0,
@@ -130,7 +130,7 @@ static_assert(LB_STAGE_B == LB_PLAN_STAGE_B, "the planner's stage size is the ke
 // 16 bytes; 16-byte ones past that), a sub-stage's first group at a
 // multiple of its run, not with resident scales.
 // (4 for no run: the blocks of a plan without staged scales are compiled.)
-// Parallel to gen/lb_gemm.c's runs_copy, which decides what is staged:
+// Parallel to gen/lb_gmplan.c's runs_copy, which decides what is staged:
 // change them together.
 __host__ __device__ constexpr int lb_sunit(int b) { return b < 4 ? 4 : b < 16 ? b : 16; }
 // Whether a run of b bytes goes in whole copies or loads of lb_sunit(b).
@@ -1021,7 +1021,7 @@ __device__ __forceinline__ void lb_gemm_body(
   // sub-stage (ncu, a16w4_g128 at M = 128: IMAD moves 15% of the
   // instructions).  Unrolled by three (LB_UN 3) the sets take turns and
   // nothing moves, for three copies of the body; by two (LB_UN 2), with
-  // the words one sub-stage ahead, two copies (gen/lb_gemm.c, un_rule).
+  // the words one sub-stage ahead, two copies (gen/lb_gmplan.c, un_rule).
   if constexpr (LB_WREG && LB_UN == 3) {
     lb_words w2;
     for (int ss = 0; ss < ns; ss += 3) {

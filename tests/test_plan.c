@@ -311,7 +311,7 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
                            const char *name, int n, int k, int bucket,
                            int hi) {
   const lb_gemm_cfg c = *cp;
-  /* sm_90a's 256-row tiles take a block's most (lb_gemm.c hi_kb) */
+  /* sm_90a's 256-row tiles take a block's most (lb_gmplan.c hi_kb) */
   const int budget = (c.wg && c.bm > 128 ? LB_SMEM_WG_KB
                       : hi               ? LB_SMEM_HI_KB
                                          : LB_SMEM_LO_KB) * 1024;
@@ -354,7 +354,7 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
         "%s n=%d k=%d b%d: tm with wr %d, %d code rows, %d rows", name, n, k,
         bucket, c.wr, c.r, c.bm);
   /* a wgmma block of two warpgroups or 128 rows is one an SM (128
-  ** registers a thread for two: lb_gemm.c regs_for_two) unless the plan
+  ** registers a thread for two: lb_gmplan.c regs_for_two) unless the plan
   ** asks for two (bs=2): neither the rule nor split-K counts on two */
   CHECK(!c.wg || (c.bm <= 64 && c.warps_n <= 4) || c.fit == c.per_sm,
         "%s n=%d k=%d b%d: wgmma %d x %d, %d warps: %d blocks an SM counted "
@@ -425,7 +425,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   check_gemm_cfg(&pw.wg, &lay, name, n, k, bucket, 1);
   check_gemm_cfg(&p.wg, &lay, name, n, k, bucket, 1);
   /* the rules' tiles: 256 rows from 161 where sm_90a's plan takes x by TMA
-  ** and codes never cross words (lb_gemm.c plan_wg), else the bucket's;
+  ** and codes never cross words (lb_gmplan.c plan_wg), else the bucket's;
   ** at 257..384 rows 128 where that takes fewer waves (tile_by_waves,
   ** which check_waves checks), the tail rule then counting 256-row tiles */
   {
@@ -454,7 +454,7 @@ static void check_gemm(const lb_recipe *r, const char *name, int n, int k,
   c.csum = 0;
   /* ... but from 33 rows, and from 9 for 8-bit codes in wide layers,
   ** where it is wgmma's with the words in registers and the activations
-  ** by TMA (lb_gemm.c wr_rule, tm_rule); two warpgroups (128 channels)
+  ** by TMA (lb_gmplan.c wr_rule, tm_rule); two warpgroups (128 channels)
   ** from 65 rows (but at 65..160 in layers of 4M weights or fewer, or of
   ** K <= 1024 and 8M), and at 33..64 for 3- to 7-bit codes (wide_rule), 7-bit
   ** ones at 8 code rows a sub-stage there, 4 where 8 spilled (plan_wg) */
@@ -1339,7 +1339,7 @@ static void check_waves(void) {
             {W8C, NULL, 14336, 4096, 128, 256},
             {W3, NULL, 14336, 4096, 128, 128},
             /* 64 channel blocks split twice: 128 rows for 4- and 8-bit
-            ** codes, 256 for 1- and 2-bit (measured, lb_gemm.c) */
+            ** codes, 256 for 1- and 2-bit (measured, lb_gmplan.c) */
             {W8C, NULL, 4096, 14336, 128, 256},
             {"weights { bits = 2 }\nscales { group = 64 }\n", NULL, 4096,
              14336, 256, 256},
@@ -1368,7 +1368,7 @@ static void check_waves(void) {
   }
 }
 
-/* Resident scales and zeros in the GEMM (lb_gemm.c reside): past 32 KB
+/* Resident scales and zeros in the GEMM (lb_gmplan.c reside): past 32 KB
 ** only where the sub-stage keeps the rule's rows (groups of 32 at K =
 ** 8192, 9..16 rows of a plan's 32-channel blocks (wn=2): 528-byte rows,
 ** 34 KB, once read from global memory a sub-stage ahead at half cuBLAS's

@@ -161,14 +161,14 @@ static int row_m[MAXROWS][2];
 ** plan_resident).
 ** mm_w8 and the per-channel rows: two channel groups a warp spilled 4 to
 ** 32 bytes on sm_80..89 where N is no multiple of the block's 128
-** channels, or with per-channel zeros (gen/lb_gemm.c, plan_tile).
+** channels, or with per-channel zeros (gen/lb_gmplan.c, plan_tile).
 ** wg_*: K of less than one of sm_90a's wgmma sub-stages made ptxas inject
-** warpgroup.arrive (C7519), a warning here (gen/lb_gemm.c: wgmma_takes);
+** warpgroup.arrive (C7519), a warning here (gen/lb_gmplan.c: wgmma_takes);
 ** K past one sub-stage and no multiple of it did too until 2026-11-29,
 ** when the rows past K were skipped by a branch (templates/gemm.cu now
 ** multiplies them as zeros): wg_w8_channel_k4128.
 ** wg_w7_g32_small: 65..160 rows of a small layer (1024 x 4096) on sm_90a's
-** 64-channel tiles (gen/lb_gemm.c wide_rule), which no pairwise shape
+** 64-channel tiles (gen/lb_gmplan.c wide_rule), which no pairwise shape
 ** takes, with the widest codes and groups. */
 static int add_fixed(lb_sweep_row *rows, int first, int max) {
   static const struct {

@@ -520,7 +520,7 @@ static int splits16(const lb_recipe *r, int n, int k) {
   return lb_gemm_splits(&p.hi, 16, 132);
 }
 
-/* The rules lowbit tune's measurements set (gen/lb_gemm.c says what was
+/* The rules lowbit tune's measurements set (gen/lb_gmplan.c says what was
 ** measured): a change to them should be one that was measured too, and
 ** this test then says so.  4-bit group 128 (r) and 3-bit (r3), 132 SMs. */
 static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
@@ -553,7 +553,7 @@ static void measured_rules(const lb_recipe *r, const lb_recipe *r3,
   CHECK(lb_plan_gemm(r, 8192, 8192, 1, 132, NULL, "test", &p) == LB_OK &&
             p.hi.r == 8,
         "17..32 rows, 4-bit: %d code rows, not 8 (one tile)", p.hi.r);
-  /* 9..16 rows past 4M weights (lb_gemm.c wide16, two_16): 64-channel
+  /* 9..16 rows past 4M weights (lb_gmplan.c wide16, two_16): 64-channel
   ** blocks two an SM of two stages, K split to fill them (64 tiles at N =
   ** 4096, K = 14336: 4 ways; 128 at N = 8192: 2); at K = 4096 one an SM
   ** of three stages, split 2 ways; 32 channels in layers of 4M or fewer

@@ -603,7 +603,7 @@ static void one(lb_ctx *ctx, const char *path, cudaStream_t stream) {
         ** block an sm_90 holds (lb_gemm_cfg.fit) */
         {12, 4096, 8192},
         /* 9..16 rows of a layer past 4M weights at K = 4096: one block
-        ** an SM of three stages, K split 2 ways (lb_gemm.c two_16) */
+        ** an SM of three stages, K split 2 ways (lb_gmplan.c two_16) */
         {16, 4096, 4096},
         /* the last rows apart (lb_op_tail): 1 row (the GEMV), 12, 16 and
         ** 44 rows (small GEMMs) after 128-, 256- and 1024-row parts, and
@@ -821,7 +821,7 @@ static void hcl_check(lb_ctx *ctx, cudaStream_t stream) {
 }
 
 /* The GEMM's staged scales (a sub-stage's groups copied into its stage,
-** gen/lb_gemm.c stage_scales) for formats the shipped recipes do not take
+** gen/lb_gmplan.c stage_scales) for formats the shipped recipes do not take
 ** there: groups of 32 and 64 at K past resident scales, f16, bf16 and f32
 ** scales, with and without zeros, copies of 8, 16 and 32 bytes a channel
 ** (the last sub-stage of the f32 one half its groups, K = 8320), at 17..32
