@@ -74,7 +74,7 @@ static int stage_cost(const lb_gemm_cfg *c) { return c->stage + (c->tm ? 16 : 0)
 ** 256-row tiles take up to 227 KB (three stages of 128 k-values of x, 64 KB
 ** each, and the resident scales); smaller tiles keep 160, on which their
 ** stage counts and the blocks an SM (finish) were measured. */
-static int hi_kb(const lb_gemm_cfg *c) {
+int lb_gemm_hi_kb(const lb_gemm_cfg *c) {
   return c->wg && c->bm > 128 ? LB_SMEM_WG_KB : LB_SMEM_HI_KB;
 }
 
@@ -215,7 +215,7 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     int st_hi, st_lo;
     c->ws = words_max(&f->lay, c->r);
     c->stage = stage_bytes(c, c->ws, c->r);
-    st_hi = (hi_kb(c) * 1024 - c->sres) / stage_cost(c);
+    st_hi = (lb_gemm_hi_kb(c) * 1024 - c->sres) / stage_cost(c);
     st_lo = lo ? (lo * 1024 - c->sres) / c->stage : st_hi;
     if (st_hi >= 3 && st_lo >= 2) break;
     /* sm_90a's 256-row tiles: the scale rows lose their pad (a few 8-way
@@ -223,7 +223,8 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
     ** is cut otherwise (a16w4_g128's three 64 KB stages need 1 KB more
     ** than 227 KB with it) */
     if (c->wg && c->bm > 128 && c->srowb > rowb &&
-        (hi_kb(c) * 1024 - c->bn * (rowb + zrowb)) / stage_cost(c) >= 3) {
+        (lb_gemm_hi_kb(c) * 1024 - c->bn * (rowb + zrowb)) / stage_cost(c) >=
+            3) {
       c->srowb = rowb;
       c->zrowb = zrowb;
       c->sres = c->bn * (rowb + zrowb);
@@ -815,7 +816,7 @@ static void tile_by_waves(const lb_format *f, int n, int k, int sms,
   const int split = f->lay.bits < 4;
   k128.v[K_BM] = 128;
   plan_wg(f, n, k, sms, 5, &k128, &alt);
-  finish(f, n, k, sms, 5, hi_kb(&alt), &k128, &alt);
+  finish(f, n, k, sms, 5, lb_gemm_hi_kb(&alt), &k128, &alt);
   if (alt.bm != 128 || alt.stages < stages_min(&alt)) return;
   if (wave_cost(&alt, tops[5].top, sms, split) <
       wave_cost(c, tops[5].top, sms, split)) {
@@ -865,7 +866,7 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
     if (p->wg.wr && p->wg.warps_k > 1)
       return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
                      "takes one warpgroup a code row: wk=1", from, plan);
-    finish(f, n, k, sms, bucket, hi_kb(&p->wg), kn, &p->wg);
+    finish(f, n, k, sms, bucket, lb_gemm_hi_kb(&p->wg), kn, &p->wg);
     /* wr=1 keeps a third stage for the wgmmas still reading one: where
     ** that does not fit the rule's is mma.sync's, a plan's is refused */
     if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {
@@ -1127,8 +1128,6 @@ size_t lb_gemm_run_need(lb_gemm_cfg_fn cfg, const void *ctx, int rows,
 }
 
 int lb_gemm_bucket_m(int b) { return tops[b].m; }
-
-int lb_gemm_hi_kb(const lb_gemm_cfg *c) { return hi_kb(c); }
 
 lb_status lb_gmplan(const lb_recipe *r, int n, int k, int bucket, int sms,
                     const char *fn, const char *plan, const char *from,

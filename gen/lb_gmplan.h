@@ -18,8 +18,8 @@ lb_status lb_gmplan(const lb_recipe *r, int n, int k, int bucket, int sms,
                     lb_format *f, lb_gemm_plans *p, int *plain);
 /* The M a bucket's source names in its "Regenerate with" line. */
 int lb_gemm_bucket_m(int b);
-/* KB of shared memory a block of plan c may take on a 160 KB part (hi_kb:
-** sm_90a's 256-row tiles up to 227), what its source is planned within. */
+/* KB of shared memory a block of plan c may take on a 160 KB part (sm_90a's
+** 256-row tiles up to 227), what its source is planned within. */
 int lb_gemm_hi_kb(const lb_gemm_cfg *c);
 
 #endif

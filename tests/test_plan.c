@@ -311,7 +311,7 @@ static void check_gemm_cfg(const lb_gemm_cfg *cp, const lb_layout *lay,
                            const char *name, int n, int k, int bucket,
                            int hi) {
   const lb_gemm_cfg c = *cp;
-  /* sm_90a's 256-row tiles take a block's most (lb_gmplan.c hi_kb) */
+  /* sm_90a's 256-row tiles take a block's most (lb_gmplan.c lb_gemm_hi_kb) */
   const int budget = (c.wg && c.bm > 128 ? LB_SMEM_WG_KB
                       : hi               ? LB_SMEM_HI_KB
                                          : LB_SMEM_LO_KB) * 1024;
