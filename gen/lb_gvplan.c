@@ -646,13 +646,24 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** 25% (a16w5_g64 15.3 -> 18.1 us at M = 1), the ring's four blocks of 4
   ** warps 7 to 22% (3-bit group 128, f32 zeros: 13.6 -> 16.6 at M = 8);
   ** and not at N = 2048 (128 blocks: 7-bit, clusters of 2, 7 to 12%
-  ** slower at M = 1). */
+  ** slower at M = 1).
+  ** 7-bit codes with their scales outside the ring, 1..8 rows: to a tile
+  ** a warp (16 warps an SM of room; N = 1024 at K = 16384 takes clusters
+  ** of 8 instead of 4).
+  ** H200, `tests/gpu/ab.sh . RECIPES --shapes 16384x1024 --m 1,8 --iters
+  ** 60` with AB_ENV_B="LOWBIT_PLAN=cluster=8" in one device call
+  ** (2026-12-02), µs at M = 1 / 8: 7-bit group 256 15.3 / 15.6 -> 13.4 /
+  ** 14.1 (cuBLAS fp16 about 15), group 1024 14.8 / 15.2 -> 13.2 / 13.9,
+  ** per channel 14.5 / 14.7 -> 12.9 / 13.2 (groups of 32 to 128 take 8
+  ** already: scales in the ring, above).  Not for 6-bit codes (0.98 to
+  ** 1.03 of the rules' time); 9..16 rows not measured. */
   {
     /* warps an SM the clusters below grow to (0: the loop before's) */
     const int blocks = channel_blocks(cfg, groups), few = blocks * 2 <= sms;
     const int ring = ring_fits(cfg, stage, sst, cfg->stages, cfg->fold);
+    const int wide = lay.bits == 7 && m <= LB_MAX_M;
     const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
-                     : cfg->lazy && few      ? 4
+                     : cfg->lazy && few      ? (wide ? 16 : 4)
                                              : 0;
     /* x into L2 with each tile's words only where the blocks are at
     ** most the SMs, the grids the measurements above had: with more,

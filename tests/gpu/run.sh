@@ -220,7 +220,9 @@ fi
 # two an SM, K split through a work space: the 7-bit cases at M = 16 and
 # N = 1000 above); two fragments of x for 5-bit codes in a larger layer
 # (4096 x 4096, M = 12: 256 blocks, split 4, x from global memory); 1-bit
-# codes' words read where used for a code-row split (N = K = 1024, M = 8).
+# codes' words read where used for a code-row split (N = K = 1024, M = 8);
+# 7-bit codes with no scales in the ring in clusters of 8, a tile a warp
+# (per channel, tests/gpu/recipes/w7_ch.lua, N = 1024, K = 16384, M = 5).
 # LOWBIT_SAN_ONLY (an extended regex) keeps the cases it matches, for a
 # check of a few after a change (the summary says how many ran).
 # Each case then
@@ -273,7 +275,8 @@ if room $san_need sanitizer; then
          "$root/bench/recipes/a16w7_g32.lua 13 4096 1024"
          "$root/recipes/a16w3_g128.lua 12 2048 8192"
          "$root/tests/gpu/recipes/b8_g64.lua 12 48 16384"
-         "$root/bench/recipes/a16w7_g32.lua 6 4096 14336")
+         "$root/bench/recipes/a16w7_g32.lua 6 4096 14336"
+         "$root/tests/gpu/recipes/w7_ch.lua 5 1024 16384")
   # sm_90's wgmma plans (LOWBIT_GEMM, given before a ':'; 65..160 rows
   # of 4-bit codes above take wr=1 and tm=1 by the rule): staged scales
   # at 100 rows (each warp copying its own channels' rows beside the TMA's
