@@ -8,6 +8,7 @@
 ** created stream; the GPU packer against the host's.  Exits 77 (skipped)
 ** when there is no GPU, saying why.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,41 @@ static void run_worst(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
 ** runs share one work space, which each writes while the one before may
 ** still read it.  A kernel that read x, or wrote y or the work space,
 ** before the previous kernel ended would fail these checks. */
+/* Each run multiplies the size of its input by about g = sqrt(k mean(w^2))
+** (26 for 2-bit per-channel codes at k = 1024, about 150 for 7-bit ones
+** at k = 16384, where x / 64, the scaling this replaced, let the third
+** run overflow f16).  x and the bias scaled by powers of two (exact but
+** where they become subnormal, and the reference reads the stored values)
+** so that the second run's outputs are about 1: the first input about
+** g^-1.5, the third output about g^1.5, and the bias about as large as
+** the first run's products, so that it never outgrows them. */
+static void chain_scale(lb_case *c) {
+  const int rows = c->n < 16 ? c->n : 16;
+  double w2 = 0, x2 = 0, b2 = 0, g, xs, bs;
+  size_t i, nx = (size_t)c->m * (size_t)c->k;
+  for (int j = 0; j < rows; j++)
+    for (int kk = 0; kk < c->k; kk++) {
+      const double w = lb_case_weight(c, j * (c->n / rows), kk);
+      w2 += w * w;
+    }
+  g = sqrt(w2 / rows);
+  for (i = 0; i < nx; i++) {
+    const double v = lb_load(c->f.act, c->x, i);
+    x2 += v * v;
+  }
+  xs = ldexp(1, -(int)lround(log2(sqrt(x2 / (double)nx) * pow(g, 1.5))));
+  for (i = 0; i < nx; i++)
+    lb_store(c->f.act, c->x, i, lb_load(c->f.act, c->x, i) * xs);
+  if (!c->bias) return;
+  for (i = 0; i < (size_t)c->n; i++) {
+    const double v = lb_load(c->f.out, c->bias, i);
+    b2 += v * v;
+  }
+  bs = ldexp(1, -(int)lround(log2(sqrt(b2 / c->n) * sqrt(g))));
+  for (i = 0; i < (size_t)c->n; i++)
+    lb_store(c->f.out, c->bias, i, lb_load(c->f.out, c->bias, i) * bs);
+}
+
 static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
                          uint64_t seed, cudaStream_t stream) {
   lb_case c;
@@ -368,11 +404,7 @@ static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
     GCHECK(0, "lb_case_make: %s", lb_errmsg());
     return;
   }
-  /* Each run multiplies the size of its input by about sqrt(k) |w| (26
-  ** for 2-bit per-channel codes at k = 1024): x / 64 keeps the third
-  ** run's outputs far inside f16's range (exact: a power of two). */
-  for (i = 0; i < m * n; i++)
-    lb_store(r->act, c.x, (size_t)i, lb_load(r->act, c.x, (size_t)i) / 64);
+  chain_scale(&c);
   if (lb_op_create(ctx, r, n, n, &op) != LB_OK) {
     GCHECK(0, "overlap: lb_op_create: %s", lb_errmsg());
     goto done;
