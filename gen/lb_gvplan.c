@@ -513,19 +513,45 @@ static int hcl_rule(const lb_format *f, const lb_gemv_cfg *c, int tiles,
              ? 4 : 0;
 }
 
-static lb_status plan(const lb_format *f, int n, int k, int sms,
-                      const char *tune, const char *from, int m,
-                      lb_gemv_cfg *cfg) {
+/* What the rules read: the format, the shape and the ring stage they
+** plan for. */
+typedef struct gv_shape {
+  const lb_format *f;
+  lb_layout lay;
+  int n, k, m, sms;
+  int tiles, groups;   /* tiles of K; 16-channel groups */
+  int stage, sst;      /* a ring stage's bytes; its scales' (ring_scales) */
+} gv_shape;
+
+static void shape_of(const lb_format *f, int n, int k, int m, int sms,
+                     gv_shape *s) {
   const lb_layout lay = f->lay;
-  int tiles, groups, split = 1, want, warps = LB_WARPS, stage, sst;
-  int xminb_set = 0, slices = -1, hi;
+  s->f = f;
+  s->lay = lay;
+  s->n = n;
+  s->k = k;
+  s->m = m;
+  s->sms = sms;
+  s->tiles = lb_kpad(&lay, k) / lay.tile;
+  s->groups = (n + 15) / 16;
+  /* 16 rows of words * 8 chunks of 16 bytes, plus a pad chunk a row */
+  s->stage = 16 * (lay.words * 8 + 1) * 16;
+  s->sst = ring_scales(f, k);
+}
+
+/* The plan before the rules: the ring, its words, registers and the split
+** of K.  Every rule below starts from it. */
+static void base(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_format *f = s->f;
+  const lb_layout lay = s->lay;
+  const int sms = s->sms, tiles = s->tiles, groups = s->groups,
+            stage = s->stage;
+  int split = 1, want, warps = LB_WARPS;
   memset(cfg, 0, sizeof *cfg);
   cfg->ph = 1;
   cfg->slices = 1;
-  tiles = lb_kpad(&lay, k) / lay.tile;
-  groups = (n + 15) / 16;
-  /* A ring stage holds 16 rows of words * 8 chunks of 16 bytes, plus a
-  ** pad chunk per row (and the tile's scales where they fit:
+  /* A ring stage (shape_of) holds 16 rows of words * 8 chunks of 16
+  ** bytes, plus a pad chunk per row (and the tile's scales where they fit:
   ** ring_scales).  Keep the block's ring within LB_RING_KB (every
   ** sm_80..sm_90 part gives a block that much): fewer warps per block for
   ** wide codes, then as many stages as fit, one to LB_MAX_STAGES.  A
@@ -534,8 +560,6 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   ** H100 deeper rings lose (a16w4 8192 x 8192, M = 1, split 4: 1, 2, 3
   ** stages 18.2, 19.1, 19.9 us): more requests in flight delay the ones
   ** the warps wait for. */
-  stage = 16 * (lay.words * 8 + 1) * 16;
-  sst = ring_scales(f, k);
   while (warps > 1 && warps * 2 * stage > LB_RING_KB * 1024) warps /= 2;
   cfg->warps = warps;
   cfg->stages = LB_RING_KB * 1024 / (warps * stage);
@@ -592,153 +616,170 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
          (cfg->minb == 2 ? groups * split * 2 <= want : groups * split < want))
     split *= 2;
   cfg->split = split;
-  /* Narrow layers (N = 16, 48: a few channel groups) leave most SMs
-  ** idle, and each warp walks its tiles one round trip at a time.  On
-  ** sm_90 a cluster of blocks splits K further, up to a tile per warp,
-  ** and adds its sums in distributed shared memory (no work space); the
-  ** source says so only for sm_90 (LB_CLUSTER), older parts keep one
-  ** block per channel block. */
-  {
-    const int blocks = channel_blocks(cfg, groups);
-    cfg->cluster = 1;
-    cluster_up(cfg, 2LL * blocks, sms, tiles);
-    /* Where a cluster splits K and SMs are still idle, the same warps go
-    ** to more SMs: blocks of half the warps in clusters twice as large (a
-    ** channel group's warps and their tiles unchanged).  A narrow layer
-    ** is a few round trips per warp; warps that share an SM wait on each
-    ** other's issue slots and loads.  H100, N = 16 and 48, K = 8192 and
-    ** 16384, every recipe: 2-23% faster (a16w1_g64 at 16384 x 16 11.0 ->
-    ** 8.5 us: 8 warps x 2 blocks -> 2 x 8).  Not where the rules chose
-    ** no cluster: a first cluster cost about 1 us at K = 256..4096 (1024
-    ** x 256, a16w4_g128: 5.8 -> 6.9 us).  Before sm_90 (no clusters) the
-    ** fold blocks of a cluster are one block again: the plan there is
-    ** the one without the spread. */
-    cfg->fold = 1;
-    while (cfg->cluster > 1 && cfg->split > 1 && cfg->cluster < 8 &&
-           blocks * cfg->cluster * 2 <= sms) {
-      cfg->split /= 2;
-      cfg->warps /= 2;
-      cfg->cluster *= 2;
-      cfg->fold *= 2;
-    }
+}
+
+/* Narrow layers (N = 16, 48: a few channel groups) leave most SMs
+** idle, and each warp walks its tiles one round trip at a time.  On
+** sm_90 a cluster of blocks splits K further, up to a tile per warp,
+** and adds its sums in distributed shared memory (no work space); the
+** source says so only for sm_90 (LB_CLUSTER), older parts keep one
+** block per channel block. */
+static void narrow_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const int sms = s->sms, tiles = s->tiles, groups = s->groups;
+  const int blocks = channel_blocks(cfg, groups);
+  cfg->cluster = 1;
+  cluster_up(cfg, 2LL * blocks, sms, tiles);
+  /* Where a cluster splits K and SMs are still idle, the same warps go
+  ** to more SMs: blocks of half the warps in clusters twice as large (a
+  ** channel group's warps and their tiles unchanged).  A narrow layer
+  ** is a few round trips per warp; warps that share an SM wait on each
+  ** other's issue slots and loads.  H100, N = 16 and 48, K = 8192 and
+  ** 16384, every recipe: 2-23% faster (a16w1_g64 at 16384 x 16 11.0 ->
+  ** 8.5 us: 8 warps x 2 blocks -> 2 x 8).  Not where the rules chose
+  ** no cluster: a first cluster cost about 1 us at K = 256..4096 (1024
+  ** x 256, a16w4_g128: 5.8 -> 6.9 us).  Before sm_90 (no clusters) the
+  ** fold blocks of a cluster are one block again: the plan there is
+  ** the one without the spread. */
+  cfg->fold = 1;
+  while (cfg->cluster > 1 && cfg->split > 1 && cfg->cluster < 8 &&
+         blocks * cfg->cluster * 2 <= sms) {
+    cfg->split /= 2;
+    cfg->warps /= 2;
+    cfg->cluster *= 2;
+    cfg->fold *= 2;
   }
-  /* Scales in the ring (ring_scales, where they fit): the most math a tile
-  ** of any plan (7-bit codes, a group a code row) in blocks of 2 warps, so
-  ** a cluster splits K until about two blocks an SM, down to a tile a warp,
-  ** and x comes into L2 with each tile's words.  H100, a16w7_g32, µs at
-  ** M = 1 / 8 (cuBLAS fp16): 16384 x 1024 21.6 / 23.4 -> 17.9 / 18.7
-  ** (18.7 / 18.2), 16384 x 2048 35.1 / 41.1 -> 24.5 / 28.0 (29.9 / 29.4),
-  ** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
-  ** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
-  ** 2048 (8192 x 2048: 20.7 / 19.0).  Where the channel blocks are at
-  ** most half the SMs, to about four blocks an SM: a16w7_g32 (`lowbit
-  ** bench --m 1,8 --iters 50`, rules against cluster=8 in one device
-  ** call, 2026-11-27) 16384 x 1024 18.3 / 19.1 -> 17.7 / 17.7 us (cuBLAS
-  ** 18.9 / 18.4); at N = 2048 (128 blocks) it cost 9 to 15% at M = 1
-  ** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3).
-  ** Other lazy plans, where the channel blocks are at most half the SMs:
-  ** a cluster splits K until about four warps an SM (the loop before
-  ** stops at about one block an SM).  H100, `lowbit bench --m 1,8` A/B in
-  ** one device call, 2026-11-27, 16384 x 1024: 7-bit codes in blocks of
-  ** 2 warps, clusters of 2 -> 4, 18.8 / 20.5 -> 16.6 / 16.8 us (group
-  ** 256; cuBLAS 17.8), 18.7 / 20.4 -> 16.5 / 16.8 (group 128).  Not more:
-  ** four blocks an SM cost 3- and 5-bit codes in blocks of 4 warps 15 to
-  ** 25% (a16w5_g64 15.3 -> 18.1 us at M = 1), the ring's four blocks of 4
-  ** warps 7 to 22% (3-bit group 128, f32 zeros: 13.6 -> 16.6 at M = 8);
-  ** and not at N = 2048 (128 blocks: 7-bit, clusters of 2, 7 to 12%
-  ** slower at M = 1).
-  ** 7-bit codes with their scales outside the ring, 1..8 rows: to a tile
-  ** a warp (16 warps an SM of room; N = 1024 at K = 16384 takes clusters
-  ** of 8 instead of 4).
-  ** H200, `tests/gpu/ab.sh . RECIPES --shapes 16384x1024 --m 1,8 --iters
-  ** 60` with AB_ENV_B="LOWBIT_PLAN=cluster=8" in one device call
-  ** (2026-12-02), µs at M = 1 / 8: 7-bit group 256 15.3 / 15.6 -> 13.4 /
-  ** 14.1 (cuBLAS fp16 about 15), group 1024 14.8 / 15.2 -> 13.2 / 13.9,
-  ** per channel 14.5 / 14.7 -> 12.9 / 13.2 (groups of 32 to 128 take 8
-  ** already: scales in the ring, above).  Not for 6-bit codes (0.98 to
-  ** 1.03 of the rules' time); 9..16 rows not measured. */
-  {
-    /* warps an SM the clusters below grow to (0: the loop before's) */
-    const int blocks = channel_blocks(cfg, groups), few = blocks * 2 <= sms;
-    const int ring = ring_fits(cfg, stage, sst, cfg->stages, cfg->fold);
-    const int wide = lay.bits == 7 && m <= LB_MAX_M;
-    const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
-                     : cfg->lazy && few      ? (wide ? 16 : 4)
-                                             : 0;
-    /* x into L2 with each tile's words only where the blocks are at
-    ** most the SMs, the grids the measurements above had: with more,
-    ** x stays in L2 after its first blocks, and every block's prefetch
-    ** costs its warps' issue slots.  H200, `lowbit bench --m 1,8 --iters
-    ** 40`, pf=1 against the rules (pf=2) in one device call, 2026-11-28,
-    ** 8192 x 8192 (512 blocks), M = 8: 7-bit group 64 with f32 scales
-    ** 43.1 -> 38.3 us, 7-bit group 32 with f32 zeros 48.2 -> 42.0, 6-bit
-    ** group 64 with f32 zeros 37.9 -> 30.2 (cuBLAS 36 to 42); M = 1 (x
-    ** resident, nothing to prefetch) within 0.4 us. */
-    if (ring && blocks <= sms) cfg->pf = 2;
-    cluster_up(cfg, 2LL * blocks * cfg->warps, (long long)room * sms, tiles);
-  }
-  /* Wide codes in tiles of 1024 k-values (3 and 5 bits) with at most two
-  ** tiles of K: each warp's tiles are one long chain of math, and blocks
-  ** of 4 warps share few SMs (1024 x 256: 4 blocks; 5-bit group 32 also
-  ** lost its resident scales to the ring's room).  Blocks of 2 warps,
-  ** where the channel blocks are at most half the SMs.  H100, `lowbit
-  ** bench --m 1,8` of warps=2 against the rules in one device call
-  ** (2026-11-28), 3- and 5-bit recipes: 1024 x 256 3-12% faster (5-bit
-  ** group 32: 8.5 / 8.5 -> 7.7 / 7.9 us, cuBLAS 7.4 / 7.3), 2048 x 512
-  ** 3-17%, 1024 x 4096 3-8% at M = 1 and -3..+5% at M = 8; not at 16384
-  ** x 1024 (16 tiles: 25-35% slower).  6-bit codes (tiles of 512) were
-  ** not measured. */
+}
+
+/* Scales in the ring (ring_scales, where they fit): the most math a tile
+** of any plan (7-bit codes, a group a code row) in blocks of 2 warps, so
+** a cluster splits K until about two blocks an SM, down to a tile a warp,
+** and x comes into L2 with each tile's words.  H100, a16w7_g32, µs at
+** M = 1 / 8 (cuBLAS fp16): 16384 x 1024 21.6 / 23.4 -> 17.9 / 18.7
+** (18.7 / 18.2), 16384 x 2048 35.1 / 41.1 -> 24.5 / 28.0 (29.9 / 29.4),
+** 8192 x 2048 14.7 / 23.0 -> 14.4 / 16.4 (17.6), 8192 x 1024 13.6 / 14.6
+** -> 11.6 / 12.1 (12.6); clusters twice as large were slower at N =
+** 2048 (8192 x 2048: 20.7 / 19.0).  Where the channel blocks are at
+** most half the SMs, to about four blocks an SM: a16w7_g32 (`lowbit
+** bench --m 1,8 --iters 50`, rules against cluster=8 in one device
+** call, 2026-11-27) 16384 x 1024 18.3 / 19.1 -> 17.7 / 17.7 us (cuBLAS
+** 18.9 / 18.4); at N = 2048 (128 blocks) it cost 9 to 15% at M = 1
+** (8192 x 2048: 15.6 -> 18.0, 16384 x 2048 24.2 -> 26.3).
+** Other lazy plans, where the channel blocks are at most half the SMs:
+** a cluster splits K until about four warps an SM (the loop before
+** stops at about one block an SM).  H100, `lowbit bench --m 1,8` A/B in
+** one device call, 2026-11-27, 16384 x 1024: 7-bit codes in blocks of
+** 2 warps, clusters of 2 -> 4, 18.8 / 20.5 -> 16.6 / 16.8 us (group
+** 256; cuBLAS 17.8), 18.7 / 20.4 -> 16.5 / 16.8 (group 128).  Not more:
+** four blocks an SM cost 3- and 5-bit codes in blocks of 4 warps 15 to
+** 25% (a16w5_g64 15.3 -> 18.1 us at M = 1), the ring's four blocks of 4
+** warps 7 to 22% (3-bit group 128, f32 zeros: 13.6 -> 16.6 at M = 8);
+** and not at N = 2048 (128 blocks: 7-bit, clusters of 2, 7 to 12%
+** slower at M = 1).
+** 7-bit codes with their scales outside the ring, 1..8 rows: to a tile
+** a warp (16 warps an SM of room; N = 1024 at K = 16384 takes clusters
+** of 8 instead of 4).
+** H200, `tests/gpu/ab.sh . RECIPES --shapes 16384x1024 --m 1,8 --iters
+** 60` with AB_ENV_B="LOWBIT_PLAN=cluster=8" in one device call
+** (2026-12-02), µs at M = 1 / 8: 7-bit group 256 15.3 / 15.6 -> 13.4 /
+** 14.1 (cuBLAS fp16 about 15), group 1024 14.8 / 15.2 -> 13.2 / 13.9,
+** per channel 14.5 / 14.7 -> 12.9 / 13.2 (groups of 32 to 128 take 8
+** already: scales in the ring, above).  Not for 6-bit codes (0.98 to
+** 1.03 of the rules' time); 9..16 rows not measured. */
+static void room_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups,
+            stage = s->stage, sst = s->sst;
+  /* warps an SM the clusters below grow to (0: the loop before's) */
+  const int blocks = channel_blocks(cfg, groups), few = blocks * 2 <= sms;
+  const int ring = ring_fits(cfg, stage, sst, cfg->stages, cfg->fold);
+  const int wide = lay.bits == 7 && m <= LB_MAX_M;
+  const int room = ring && cfg->warps == 2 ? (few ? 8 : 4)
+                   : cfg->lazy && few      ? (wide ? 16 : 4)
+                                           : 0;
+  /* x into L2 with each tile's words only where the blocks are at
+  ** most the SMs, the grids the measurements above had: with more,
+  ** x stays in L2 after its first blocks, and every block's prefetch
+  ** costs its warps' issue slots.  H200, `lowbit bench --m 1,8 --iters
+  ** 40`, pf=1 against the rules (pf=2) in one device call, 2026-11-28,
+  ** 8192 x 8192 (512 blocks), M = 8: 7-bit group 64 with f32 scales
+  ** 43.1 -> 38.3 us, 7-bit group 32 with f32 zeros 48.2 -> 42.0, 6-bit
+  ** group 64 with f32 zeros 37.9 -> 30.2 (cuBLAS 36 to 42); M = 1 (x
+  ** resident, nothing to prefetch) within 0.4 us. */
+  if (ring && blocks <= sms) cfg->pf = 2;
+  cluster_up(cfg, 2LL * blocks * cfg->warps, (long long)room * sms, tiles);
+}
+
+/* Wide codes in tiles of 1024 k-values (3 and 5 bits) with at most two
+** tiles of K: each warp's tiles are one long chain of math, and blocks
+** of 4 warps share few SMs (1024 x 256: 4 blocks; 5-bit group 32 also
+** lost its resident scales to the ring's room).  Blocks of 2 warps,
+** where the channel blocks are at most half the SMs.  H100, `lowbit
+** bench --m 1,8` of warps=2 against the rules in one device call
+** (2026-11-28), 3- and 5-bit recipes: 1024 x 256 3-12% faster (5-bit
+** group 32: 8.5 / 8.5 -> 7.7 / 7.9 us, cuBLAS 7.4 / 7.3), 2048 x 512
+** 3-17%, 1024 x 4096 3-8% at M = 1 and -3..+5% at M = 8; not at 16384
+** x 1024 (16 tiles: 25-35% slower).  6-bit codes (tiles of 512) were
+** not measured. */
+static void two_warps(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (cfg->lazy && lay.codes == 32 && tiles <= 2 && cfg->warps > 2 &&
       cfg->cluster == 1 && channel_blocks(cfg, groups) * 2 <= sms) {
     cfg->warps = 2;
     if (cfg->split > 2) cfg->split = 2;
   }
-  /* One such tile of K (K <= 1024) and one block per channel group still
-  ** at most half the SMs: the group's two warps take half of the tile's
-  ** code rows each (rsplit; the template's lb_part).  H100, `lowbit bench
-  ** --m 1,8 --iters 50` of warps=2,split=2,rsplit=1 against the rules in
-  ** one device call (2026-11-28), seven 3-, 5- and 7-bit recipes, 1024 x
-  ** 256: 3 to 10% faster on all 14 rows (5-bit group 32: 7.7 / 7.9 ->
-  ** 7.1 / 7.3 us, cuBLAS 7.4 / 7.3; 7-bit group 32 7.4 / 7.7 -> 6.8 /
-  ** 6.9).  Not with two tiles (2048 x 512: up to 8% slower); where the
-  ** blocks outnumber the SMs (1024 x 4096, 256 groups) this plan went
-  ** -6 to +8% on the H100, and blocks of two groups won on the H200
-  ** (next); four parts (blocks of 4 warps) were no faster than two.  The
-  ** two-fragment GEMV (9..16 rows) was not measured with it. */
-  /* Where the channel groups outnumber the SMs but blocks of two groups do
-  ** not (1024 x 4096: 256 groups), blocks of 4 warps (2 for 7-bit codes:
-  ** the ring's room), a group's two warps half the code rows each.  H200,
-  ** `lowbit bench --m 1,8 --iters 30` of LOWBIT_PLAN plans against the
-  ** rules in one device call (2026-12-01), 22 3-, 5- and 7-bit recipes at
-  ** 1024 x 4096, us at M = 1 / 8 (cuBLAS fp16 8.0 to 8.3):
-  ** warps=4,split=2,rsplit=1 faster in 41 of 44 rows (a16w3_g128 6.8 /
-  ** 7.0 -> 6.4 / 6.7, a16w5_g64 7.2 / 7.3 -> 6.8 / 6.8, 5-bit group 256
-  ** 7.1 / 7.3 -> 6.2 / 6.3, 3-bit group 32 7.3 / 7.6 -> 7.0 / 7.0),
-  ** a16w7_g32 at M = 1 the same, 7-bit group 32 with f32 zeros 8.2 / 8.4
-  ** -> 8.3 / 8.6; blocks of 2 warps (split=2,rsplit=1) slower than those
-  ** of 4 in 19 rows and faster in 6; four parts (warps=4,split=4) slower
-  ** than two in 37.  Only where measured: more groups than SMs, at most two
-  ** an SM (N = 2113 to 4224 on 132 SMs); from half a group an SM to one,
-  ** neither plan was measured. */
-  /* 1-bit codes (narrow: words held a tile at a time) take the few
-  ** groups' plan too, their words then read where used (a code-row split
-  ** needs that).  H200, 2026-12-01, `lowbit bench --m 1,8 --iters 30` of
-  ** the sweep's 1-bit recipes and a16w1_g64, LOWBIT_PLAN=lazy=1,warps=2,
-  ** split=2,rsplit=1 against the rules in one build: 1024 x 256 and 1024
-  ** x 1024 0.89 to 1.00 of the time in all 28 rows (group 32 at 1024 x
-  ** 256 7.0 / 7.3 -> 6.6 / 6.8 us, cuBLAS fp16 7.1 / 7.0; a16w1_g64 at 1024
-  ** x 1024 6.1 / 6.3 -> 5.6 / 5.7); at 1024 x 4096 (pairs) 0.93 to 1.04,
-  ** group 32 slower: not there.
-  ** 7-bit codes with two fragments (9..16 rows) take the pairs' plan
-  ** too (its blocks of 4 warps cut to 2 by the ring's room): the rules'
-  ** blocks of one group left 2 warps an SM, each a whole tile of math.
-  ** H200, 2026-12-01, `lowbit bench --m 12,16 --iters 30` of the sweep's
-  ** 7-bit recipes and a16w7_g32, LOWBIT_PLAN=warps=2,split=2,rsplit=1
-  ** against the rules in one build: 1024 x 4096 and 1024 x 2560 0.80 to
-  ** 0.89 of the time at M = 16 in all 14 rows (a16w7_g32 at 1024 x 4096
-  ** 10.0 -> 8.5 us, cuBLAS fp16 8.1), 0.95 to 1.02 at M = 12.  Not with
-  ** few groups (1024 x 256: 1.01 to 1.04), nor 5- and 6-bit codes (1024
-  ** x 4096: 0.97 to 1.19). */
+}
+
+/* One such tile of K (K <= 1024) and one block per channel group still
+** at most half the SMs: the group's two warps take half of the tile's
+** code rows each (rsplit; the template's lb_part).  H100, `lowbit bench
+** --m 1,8 --iters 50` of warps=2,split=2,rsplit=1 against the rules in
+** one device call (2026-11-28), seven 3-, 5- and 7-bit recipes, 1024 x
+** 256: 3 to 10% faster on all 14 rows (5-bit group 32: 7.7 / 7.9 ->
+** 7.1 / 7.3 us, cuBLAS 7.4 / 7.3; 7-bit group 32 7.4 / 7.7 -> 6.8 /
+** 6.9).  Not with two tiles (2048 x 512: up to 8% slower); where the
+** blocks outnumber the SMs (1024 x 4096, 256 groups) this plan went
+** -6 to +8% on the H100, and blocks of two groups won on the H200
+** (next); four parts (blocks of 4 warps) were no faster than two.  The
+** two-fragment GEMV (9..16 rows) was not measured with it. */
+/* Where the channel groups outnumber the SMs but blocks of two groups do
+** not (1024 x 4096: 256 groups), blocks of 4 warps (2 for 7-bit codes:
+** the ring's room), a group's two warps half the code rows each.  H200,
+** `lowbit bench --m 1,8 --iters 30` of LOWBIT_PLAN plans against the
+** rules in one device call (2026-12-01), 22 3-, 5- and 7-bit recipes at
+** 1024 x 4096, us at M = 1 / 8 (cuBLAS fp16 8.0 to 8.3):
+** warps=4,split=2,rsplit=1 faster in 41 of 44 rows (a16w3_g128 6.8 /
+** 7.0 -> 6.4 / 6.7, a16w5_g64 7.2 / 7.3 -> 6.8 / 6.8, 5-bit group 256
+** 7.1 / 7.3 -> 6.2 / 6.3, 3-bit group 32 7.3 / 7.6 -> 7.0 / 7.0),
+** a16w7_g32 at M = 1 the same, 7-bit group 32 with f32 zeros 8.2 / 8.4
+** -> 8.3 / 8.6; blocks of 2 warps (split=2,rsplit=1) slower than those
+** of 4 in 19 rows and faster in 6; four parts (warps=4,split=4) slower
+** than two in 37.  Only where measured: more groups than SMs, at most two
+** an SM (N = 2113 to 4224 on 132 SMs); from half a group an SM to one,
+** neither plan was measured. */
+/* 1-bit codes (narrow: words held a tile at a time) take the few
+** groups' plan too, their words then read where used (a code-row split
+** needs that).  H200, 2026-12-01, `lowbit bench --m 1,8 --iters 30` of
+** the sweep's 1-bit recipes and a16w1_g64, LOWBIT_PLAN=lazy=1,warps=2,
+** split=2,rsplit=1 against the rules in one build: 1024 x 256 and 1024
+** x 1024 0.89 to 1.00 of the time in all 28 rows (group 32 at 1024 x
+** 256 7.0 / 7.3 -> 6.6 / 6.8 us, cuBLAS fp16 7.1 / 7.0; a16w1_g64 at 1024
+** x 1024 6.1 / 6.3 -> 5.6 / 5.7); at 1024 x 4096 (pairs) 0.93 to 1.04,
+** group 32 slower: not there.
+** 7-bit codes with two fragments (9..16 rows) take the pairs' plan
+** too (its blocks of 4 warps cut to 2 by the ring's room): the rules'
+** blocks of one group left 2 warps an SM, each a whole tile of math.
+** H200, 2026-12-01, `lowbit bench --m 12,16 --iters 30` of the sweep's
+** 7-bit recipes and a16w7_g32, LOWBIT_PLAN=warps=2,split=2,rsplit=1
+** against the rules in one build: 1024 x 4096 and 1024 x 2560 0.80 to
+** 0.89 of the time at M = 16 in all 14 rows (a16w7_g32 at 1024 x 4096
+** 10.0 -> 8.5 us, cuBLAS fp16 8.1), 0.95 to 1.02 at M = 12.  Not with
+** few groups (1024 x 256: 1.01 to 1.04), nor 5- and 6-bit codes (1024
+** x 4096: 0.97 to 1.19). */
+static void one_tile(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_format *f = s->f;
+  const lb_layout lay = s->lay;
+  const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if ((cfg->lazy || lay.bits == 1) && lay.codes == 32 && tiles == 1 &&
       cfg->cluster == 1 &&
       (m <= LB_MAX_M || (lay.bits == 7 && m <= 2 * LB_MAX_M))) {
@@ -760,24 +801,29 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
         cfg->xres = 0;
     }
   }
-  /* Even SMs: blocks of fewer channel groups where that spreads the grid
-  ** more evenly over the SMs (a memory-bound SM's bandwidth follows the
-  ** warps it holds).  4096 x 28672, 4-bit codes: 224 blocks of 8 warps
-  ** put two on 92 SMs and one on 40; 896 of 2 warps put 7 on most.  Found
-  ** by `lowbit tune a16w4_g128 --m 1,8` on the model's layers; H200, A/B
-  ** against the rules before in one device call (2026-11-28, `lowbit
-  ** bench --m 1,8,16 --iters 30`, 4- and 8-bit recipes at 4096 x 6144,
-  ** 4096 x 14336, 4096 x 28672, 8192 x 28672), µs at M = 1 / 8:
-  ** a16w4_g128 4096 x 28672 25.4 / 28.5 -> 23.5 / 24.9, 8192 x 28672
-  ** 45.8 / 54.6 -> 41.5 / 42.2, 4096 x 6144 10.5 / 11.7 -> 9.5 / 11.1;
-  ** a16w8_f32 4096 x 28672 45.9 -> 40.0 (M = 1); 4-bit group 64 with f32
-  ** scales 4096 x 14336 22.7 / 29.8 -> 17.8 / 19.7; but a16w4_g128 at
-  ** 4096 x 14336 15.0 / 16.2 -> 15.3 / 16.8; 8-bit per channel within 4%.
-  ** bench/model.py (overlapped) 1297 -> 1236 us a step at M = 1, 1547 ->
-  ** 1538 at M = 8.  Not for two fragments (9..16 rows): a16w4_g128 at
-  ** 4096 x 14336 21.0 -> 29.6 us, the model at M = 16 2117 -> 2270.  Only
-  ** grids of a wave or more (narrow layers: clusters above) and by 5% of
-  ** evenness at least. */
+}
+
+/* Even SMs: blocks of fewer channel groups where that spreads the grid
+** more evenly over the SMs (a memory-bound SM's bandwidth follows the
+** warps it holds).  4096 x 28672, 4-bit codes: 224 blocks of 8 warps
+** put two on 92 SMs and one on 40; 896 of 2 warps put 7 on most.  Found
+** by `lowbit tune a16w4_g128 --m 1,8` on the model's layers; H200, A/B
+** against the rules before in one device call (2026-11-28, `lowbit
+** bench --m 1,8,16 --iters 30`, 4- and 8-bit recipes at 4096 x 6144,
+** 4096 x 14336, 4096 x 28672, 8192 x 28672), µs at M = 1 / 8:
+** a16w4_g128 4096 x 28672 25.4 / 28.5 -> 23.5 / 24.9, 8192 x 28672
+** 45.8 / 54.6 -> 41.5 / 42.2, 4096 x 6144 10.5 / 11.7 -> 9.5 / 11.1;
+** a16w8_f32 4096 x 28672 45.9 -> 40.0 (M = 1); 4-bit group 64 with f32
+** scales 4096 x 14336 22.7 / 29.8 -> 17.8 / 19.7; but a16w4_g128 at
+** 4096 x 14336 15.0 / 16.2 -> 15.3 / 16.8; 8-bit per channel within 4%.
+** bench/model.py (overlapped) 1297 -> 1236 us a step at M = 1, 1547 ->
+** 1538 at M = 8.  Not for two fragments (9..16 rows): a16w4_g128 at
+** 4096 x 14336 21.0 -> 29.6 us, the model at M = 16 2117 -> 2270.  Only
+** grids of a wave or more (narrow layers: clusters above) and by 5% of
+** evenness at least. */
+static void even_sms(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_format *f = s->f;
+  const int k = s->k, m = s->m, sms = s->sms, groups = s->groups;
   if (cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
       channel_blocks(cfg, groups) >= sms) {
     int best = cfg->warps, be = evenness(channel_blocks(cfg, groups), sms);
@@ -801,25 +847,30 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (best < cfg->warps) one_row_x(f, k, cfg);
     cfg->warps = best;
   }
-  /* 3- and 5-bit codes where a warp of the split has two tiles (K =
-  ** 8192, split 4): the two tiles are the whole loop, issued together in
-  ** the prologue, and every warp's math waits on both.  Split the K once
-  ** less and the code rows in two instead (the template's lb_part): each
-  ** warp then runs all 8 tiles with half their rows, a loop long enough to
-  ** overlap its loads.  Found by `lowbit tune` of 5-bit group 32 at 8192 x
-  ** 8192.  H200, 2026-11-28, `lowbit bench --m 1,8 --iters 30`, two
-  ** repeats: LOWBIT_PLAN split=2,rsplit=1 against the rules in one device
-  ** call (8 recipes, 3 shapes), then this rule against the planner before
-  ** it in another.  µs at M = 1 / 8, K x N = 8192 x 8192: 5-bit group 32
-  ** with bf16 scales and zeros 38.9 / 41.6 -> 33.6 / 35.1 (cuBLAS 36.5 /
-  ** 36.0), a16w5_g64 29.0 / 32.2 -> 24.2 / 27.3, 5-bit group 64 with f32
-  ** scales 29.1 / 32.6 -> 24.4 / 26.1, a16w3_g128 18.5 / 22.3 -> 17.8 /
-  ** 20.1; 8192 x 16384: 5-bit 10 to 17% faster (group 32: 66.9 / 74.3 ->
-  ** 59.9 / 63.7, cuBLAS 66.1 / 66.3), 3-bit -6 to +3%.  Not with one
-  ** tile a warp (4096 x 14336: 5-bit up to 51% slower), nor for 6- and
-  ** 7-bit codes (-4 to +17%), nor where the halved grid would leave SMs
-  ** idle (8192 x 4096: 128 blocks; asked at 16384 x 1024, 64 channel
-  ** groups, it ran 2 to 3 times slower). */
+}
+
+/* 3- and 5-bit codes where a warp of the split has two tiles (K =
+** 8192, split 4): the two tiles are the whole loop, issued together in
+** the prologue, and every warp's math waits on both.  Split the K once
+** less and the code rows in two instead (the template's lb_part): each
+** warp then runs all 8 tiles with half their rows, a loop long enough to
+** overlap its loads.  Found by `lowbit tune` of 5-bit group 32 at 8192 x
+** 8192.  H200, 2026-11-28, `lowbit bench --m 1,8 --iters 30`, two
+** repeats: LOWBIT_PLAN split=2,rsplit=1 against the rules in one device
+** call (8 recipes, 3 shapes), then this rule against the planner before
+** it in another.  µs at M = 1 / 8, K x N = 8192 x 8192: 5-bit group 32
+** with bf16 scales and zeros 38.9 / 41.6 -> 33.6 / 35.1 (cuBLAS 36.5 /
+** 36.0), a16w5_g64 29.0 / 32.2 -> 24.2 / 27.3, 5-bit group 64 with f32
+** scales 29.1 / 32.6 -> 24.4 / 26.1, a16w3_g128 18.5 / 22.3 -> 17.8 /
+** 20.1; 8192 x 16384: 5-bit 10 to 17% faster (group 32: 66.9 / 74.3 ->
+** 59.9 / 63.7, cuBLAS 66.1 / 66.3), 3-bit -6 to +3%.  Not with one
+** tile a warp (4096 x 14336: 5-bit up to 51% slower), nor for 6- and
+** 7-bit codes (-4 to +17%), nor where the halved grid would leave SMs
+** idle (8192 x 4096: 128 blocks; asked at 16384 x 1024, 64 channel
+** groups, it ran 2 to 3 times slower). */
+static void split_rows35(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (cfg->lazy && lay.codes == 32 && (lay.bits == 3 || lay.bits == 5) &&
       cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
       cfg->split == 4 && tiles == 2 * cfg->split) {
@@ -828,120 +879,153 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
       cfg->rsplit = 1;
     }
   }
-  /* 5-bit codes where a cluster leaves each warp two tiles (16 tiles of K
-  ** = 16384, 64 channel groups at N = 1024: clusters of 2, split 4, one
-  ** block an SM): clusters twice as large, a tile a warp, and then one
-  ** stage on sm_90 (below), which leaves room for the scales in the ring:
-  ** the blocks share SMs instead of their warps walking two tiles in turn.
-  ** H200, `tests/gpu/ab.sh` of main against it in one device call
-  ** (2026-11-30, `--m 1,8 --iters 40`), 16384 x 1024, µs at M = 1 / 8:
-  ** 5-bit group 32 with bf16 scales and zeros 16.7 / 17.3 -> 13.7 / 14.3
-  ** (cuBLAS fp16 15.6 at M = 8 on 2026-11-29), a16w5_g64 14.5 / 15.7 ->
-  ** 12.4 / 12.8, group 64 with f32 scales 13.3 / 13.9 -> 12.1 / 12.6, per
-  ** channel, group 256 and group 1024 3 to 8% faster; group 128 with f32
-  ** zeros 12.0 / 13.2 -> 13.7 / 14.4.  Not for 3-bit codes (cluster=4 in
-  ** an earlier call: a16w3_g128 11.3 / 12.2 -> 13.3 / 14.0) nor 6-bit ones
-  ** (tiles of 512: two a warp all the same; group 32 with f32 scales 14.0
-  ** / 15.3 -> 16.7 / 20.1). */
+}
+
+/* 5-bit codes where a cluster leaves each warp two tiles (16 tiles of K
+** = 16384, 64 channel groups at N = 1024: clusters of 2, split 4, one
+** block an SM): clusters twice as large, a tile a warp, and then one
+** stage on sm_90 (below), which leaves room for the scales in the ring:
+** the blocks share SMs instead of their warps walking two tiles in turn.
+** H200, `tests/gpu/ab.sh` of main against it in one device call
+** (2026-11-30, `--m 1,8 --iters 40`), 16384 x 1024, µs at M = 1 / 8:
+** 5-bit group 32 with bf16 scales and zeros 16.7 / 17.3 -> 13.7 / 14.3
+** (cuBLAS fp16 15.6 at M = 8 on 2026-11-29), a16w5_g64 14.5 / 15.7 ->
+** 12.4 / 12.8, group 64 with f32 scales 13.3 / 13.9 -> 12.1 / 12.6, per
+** channel, group 256 and group 1024 3 to 8% faster; group 128 with f32
+** zeros 12.0 / 13.2 -> 13.7 / 14.4.  Not for 3-bit codes (cluster=4 in
+** an earlier call: a16w3_g128 11.3 / 12.2 -> 13.3 / 14.0) nor 6-bit ones
+** (tiles of 512: two a warp all the same; group 32 with f32 scales 14.0
+** / 15.3 -> 16.7 / 20.1). */
+static void five_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int tiles = s->tiles;
   if (cfg->lazy && lay.bits == 5 && !cfg->rsplit && cfg->cluster > 1 &&
       cfg->cluster < 8 && tiles == 2 * cfg->split * cfg->cluster)
     cfg->cluster *= 2;
-  /* Two fragments (9..16 rows) of 3- and 5-bit codes in long layers
-  ** whose channel blocks fill at most the SMs once (N = 1024 and 2048 at
-  ** K = 8192 and 16384): a cluster splits K until about two blocks an SM
-  ** (and slice_rule then keeps the two fragments).  The rules' plan was
-  ** one block an SM, or slices of the one-fragment plan (x resident, no
-  ** cluster at N = 2048).  H200, 2026-12-01, `lowbit bench --m 16 --iters
-  ** 30` of the sweep's, the shipped and the bench recipes at 16384 x 1024
-  ** and 8192 x 2048, LOWBIT_PLAN=rows=16,cluster=4 against the rules in
-  ** one build: 3-bit codes 0.80 to 0.94 of the time in all 16 rows
-  ** (a16w3_g128 at 8192 x 2048 13.0 -> 11.5 us, cuBLAS fp16 14.8; group
-  ** 32 at 16384 x 1024 18.1 -> 16.0, cuBLAS 15.8), 5-bit codes 0.64 to
-  ** 0.83 at 8192 x 2048 (7 rows; a16w5_g64 17.4 -> 14.1, group 32 22.4 ->
-  ** 14.5) and the rules' own plan at 16384 x 1024.  Not 1-bit codes
-  ** (0.83 to 0.90 at 8192 x 2048, but 1.20 to 1.44 at 16384 x 1024), nor
-  ** 2-bit ones (0.81 to 1.17), nor 4-, 6- and 8-bit ones (1.02 to 1.94).
-  ** The rule against the plan before (slices=1) in a later call, with
-  ** 16384 x 2048 too: 0.65 to 0.86 of the time in all 30 rows.  Not
-  ** measured with fewer than 8 tiles of K or fewer blocks, nor before
-  ** sm_90, whose kernel runs the fragments without the cluster. */
+}
+
+/* Two fragments (9..16 rows) of 3- and 5-bit codes in long layers
+** whose channel blocks fill at most the SMs once (N = 1024 and 2048 at
+** K = 8192 and 16384): a cluster splits K until about two blocks an SM
+** (and slice_rule then keeps the two fragments).  The rules' plan was
+** one block an SM, or slices of the one-fragment plan (x resident, no
+** cluster at N = 2048).  H200, 2026-12-01, `lowbit bench --m 16 --iters
+** 30` of the sweep's, the shipped and the bench recipes at 16384 x 1024
+** and 8192 x 2048, LOWBIT_PLAN=rows=16,cluster=4 against the rules in
+** one build: 3-bit codes 0.80 to 0.94 of the time in all 16 rows
+** (a16w3_g128 at 8192 x 2048 13.0 -> 11.5 us, cuBLAS fp16 14.8; group
+** 32 at 16384 x 1024 18.1 -> 16.0, cuBLAS 15.8), 5-bit codes 0.64 to
+** 0.83 at 8192 x 2048 (7 rows; a16w5_g64 17.4 -> 14.1, group 32 22.4 ->
+** 14.5) and the rules' own plan at 16384 x 1024.  Not 1-bit codes
+** (0.83 to 0.90 at 8192 x 2048, but 1.20 to 1.44 at 16384 x 1024), nor
+** 2-bit ones (0.81 to 1.17), nor 4-, 6- and 8-bit ones (1.02 to 1.94).
+** The rule against the plan before (slices=1) in a later call, with
+** 16384 x 2048 too: 0.65 to 0.86 of the time in all 30 rows.  Not
+** measured with fewer than 8 tiles of K or fewer blocks, nor before
+** sm_90, whose kernel runs the fragments without the cluster. */
+static void frags_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (m > LB_MAX_M && m <= 2 * LB_MAX_M && cfg->lazy && lay.codes == 32 &&
       (lay.bits == 3 || lay.bits == 5) && !cfg->rsplit && cfg->fold == 1 &&
       tiles >= 8) {
     const int blocks = channel_blocks(cfg, groups);
     if (blocks <= sms && blocks * 4 >= sms) cluster_up(cfg, blocks, sms, tiles);
   }
-  /* 7-bit codes where a warp has one tile (applied below, where a plan
-  ** gives a warp one tile of K at most): the tile in four copies, the
-  ** math starting on the first (the template's phases).  H200, `lowbit
-  ** bench --m 1,8 --iters 30`, ph=4 against the rules in one device call
-  ** (2026-11-28): a16w7_g32 2048 x 4096 9.5 / 9.6 -> 8.5 / 9.3 us, 1024 x
-  ** 4096 8.1 / 8.5 -> 7.7 / 8.3; 7-bit group 32 with f32 zeros 9.6 / 9.8
-  ** -> 9.0 / 9.8 and 8.4 / 8.8 -> 8.1 / 8.6; at 1024 x 256 (the code-row
-  ** split) 0 to 0.2 us faster.  3-, 5- and 6-bit codes moved by -0.5 to
-  ** +0.2 us (5-bit group 32 at 1024 x 4096, M = 8: 8.9 -> 9.1): not
-  ** there.  Not for a tile that K does not fill (K < 1024: only its first
-  ** words are copied at all). */
+}
+
+/* 7-bit codes where a warp has one tile (applied below, where a plan
+** gives a warp one tile of K at most): the tile in four copies, the
+** math starting on the first (the template's phases).  H200, `lowbit
+** bench --m 1,8 --iters 30`, ph=4 against the rules in one device call
+** (2026-11-28): a16w7_g32 2048 x 4096 9.5 / 9.6 -> 8.5 / 9.3 us, 1024 x
+** 4096 8.1 / 8.5 -> 7.7 / 8.3; 7-bit group 32 with f32 zeros 9.6 / 9.8
+** -> 9.0 / 9.8 and 8.4 / 8.8 -> 8.1 / 8.6; at 1024 x 256 (the code-row
+** split) 0 to 0.2 us faster.  3-, 5- and 6-bit codes moved by -0.5 to
+** +0.2 us (5-bit group 32 at 1024 x 4096, M = 8: 8.9 -> 9.1): not
+** there.  Not for a tile that K does not fill (K < 1024: only its first
+** words are copied at all). */
+static void seven_phases(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_layout lay = s->lay;
+  const int k = s->k;
   if (lay.bits == 7 && k >= lay.tile) cfg->ph = 4;
-  /* A block of one channel group whose warps have a tile each reads
-  ** every value of x once: copying its rows into shared memory first
-  ** (lb_gemv_xs) adds a round trip before the first tile and reuses
-  ** nothing.  One row stays resident (M = 1); 2..8 rows are read with the
-  ** tiles.  Found by `lowbit tune --m 1,8` of 8-bit codes at 1024 x 4096
-  ** (256 blocks of 8 warps, split 8).  H200, `lowbit bench --m 2,8 --iters
-  ** 40` against the planner before in one device call (2026-11-28, two
-  ** repeats, 12 recipes of 1 to 8 bits at 1024 x 256, 1024 x 4096, 2048
-  ** x 512, 2048 x 4096, 4096 x 4096), µs at M = 2 / 8: 8-bit codes 3 to
-  ** 9% faster at both (group 64 at 1024 x 4096: 8.05 / 8.50 -> 7.60 /
-  ** 7.70, cuBLAS 8.03 / 8.08; a16w8_channel 7.20 / 7.65 -> 6.75 / 7.10);
-  ** the others 2 to 14% faster at M = 2 (a16w1_g64 at 4096 x 4096: 9.10
-  ** -> 7.80, a16w4_g128 at 2048 x 4096 8.15 -> 7.40) and within -1.5 to
-  ** +2.7% at M = 8 (2- and 4-bit codes lose 2 to 3% there: a16w2_g64 at
-  ** 2048 x 512 5.65 -> 5.80; the other widths -1.5 to +1.4%). */
+}
+
+/* A block of one channel group whose warps have a tile each reads
+** every value of x once: copying its rows into shared memory first
+** (lb_gemv_xs) adds a round trip before the first tile and reuses
+** nothing.  One row stays resident (M = 1); 2..8 rows are read with the
+** tiles.  Found by `lowbit tune --m 1,8` of 8-bit codes at 1024 x 4096
+** (256 blocks of 8 warps, split 8).  H200, `lowbit bench --m 2,8 --iters
+** 40` against the planner before in one device call (2026-11-28, two
+** repeats, 12 recipes of 1 to 8 bits at 1024 x 256, 1024 x 4096, 2048
+** x 512, 2048 x 4096, 4096 x 4096), µs at M = 2 / 8: 8-bit codes 3 to
+** 9% faster at both (group 64 at 1024 x 4096: 8.05 / 8.50 -> 7.60 /
+** 7.70, cuBLAS 8.03 / 8.08; a16w8_channel 7.20 / 7.65 -> 6.75 / 7.10);
+** the others 2 to 14% faster at M = 2 (a16w1_g64 at 4096 x 4096: 9.10
+** -> 7.80, a16w4_g128 at 2048 x 4096 8.15 -> 7.40) and within -1.5 to
+** +2.7% at M = 8 (2- and 4-bit codes lose 2 to 3% there: a16w2_g64 at
+** 2048 x 512 5.65 -> 5.80; the other widths -1.5 to +1.4%). */
+static void x_once(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const lb_format *f = s->f;
+  const int k = s->k, m = s->m, tiles = s->tiles;
   if (cfg->cluster == 1 && !cfg->rsplit && cfg->warps == cfg->split &&
       tiles <= cfg->split && m <= LB_MAX_M)
     one_row_x(f, k, cfg);
-  /* In a cluster a warp with one or two tiles uses a sliver of x:
-  ** copying all of it into every block first (lb_gemv_xs) would cost
-  ** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
-  ** KB of weights per block). */
+}
+
+/* In a cluster a warp with one or two tiles uses a sliver of x:
+** copying all of it into every block first (lb_gemv_xs) would cost
+** more than the tiles (1-bit, N = 16, K = 16384: 32 KB of x against 8
+** KB of weights per block). */
+static void x_sliver(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const int tiles = s->tiles;
   if (cfg->cluster > 1 && tiles < cfg->split * cfg->cluster * 4) cfg->xres = 0;
-  /* Narrow codes (1, 2, 4 and 8 bits: words held a tile at a time) whose
-  ** tile meets many group slots that are not resident (groups of 32 at K
-  ** = 8192, of 64 at 16384): each code row's scales and zeros came from
-  ** global memory a chunk ahead, which hides an L2 hit but not a trip to
-  ** memory (the 1-bit group 32 GEMV ran at 28% of the read floor).  Words
-  ** read where used keep the stage through the tile's math, so the
-  ** slots travel in the ring, STAGES tiles ahead (ring_scales).  Set
-  ** where the plan's knobs are, so that the rules before see the
-  ** plan they measured.  H200, `tests/gpu/ab.sh . --m 1,8 --shapes
-  ** 8192x8192,16384x1024,1024x4096 --iters 30` (2026-11-30), the rules
-  ** against LOWBIT_PLAN=lazy=1, then lazy=1,sr=0 against lazy=1 (which
-  ** rows took the ring), us at M = 1 / 8: 1-bit group 32 at 8192 x 8192
-  ** 29.0 / 32.2 -> 19.0 / 22.8, at 16384 x 1024 14.0 / 15.0 -> 11.5 /
-  ** 13.2; 2-bit group 32 28.9 / 31.5 -> 18.7 / 20.1; 4-bit group 32 with
-  ** f32 scales and zeros 34.6 / 35.6 -> 25.0 / 25.9; 8-bit group 32
-  ** 27.5 / 29.4 -> 26.0 / 27.9; a16w1_g64 at 16384 x 1024 11.1 / 11.9 ->
-  ** 9.7 / 10.8.  Words read where used without the ring's slots lost up
-  ** to 32% (4-bit group 64, f32 scales and bf16 zeros, whose zero slots
-  ** are not whole chunks: 23.1 -> 30.4 at M = 1): only with them.  Not
-  ** measured past 8 rows. */
+}
+
+/* Narrow codes (1, 2, 4 and 8 bits: words held a tile at a time) whose
+** tile meets many group slots that are not resident (groups of 32 at K
+** = 8192, of 64 at 16384): each code row's scales and zeros came from
+** global memory a chunk ahead, which hides an L2 hit but not a trip to
+** memory (the 1-bit group 32 GEMV ran at 28% of the read floor).  Words
+** read where used keep the stage through the tile's math, so the
+** slots travel in the ring, STAGES tiles ahead (ring_scales).  Set
+** where the plan's knobs are, so that the rules before see the
+** plan they measured.  H200, `tests/gpu/ab.sh . --m 1,8 --shapes
+** 8192x8192,16384x1024,1024x4096 --iters 30` (2026-11-30), the rules
+** against LOWBIT_PLAN=lazy=1, then lazy=1,sr=0 against lazy=1 (which
+** rows took the ring), us at M = 1 / 8: 1-bit group 32 at 8192 x 8192
+** 29.0 / 32.2 -> 19.0 / 22.8, at 16384 x 1024 14.0 / 15.0 -> 11.5 /
+** 13.2; 2-bit group 32 28.9 / 31.5 -> 18.7 / 20.1; 4-bit group 32 with
+** f32 scales and zeros 34.6 / 35.6 -> 25.0 / 25.9; 8-bit group 32
+** 27.5 / 29.4 -> 26.0 / 27.9; a16w1_g64 at 16384 x 1024 11.1 / 11.9 ->
+** 9.7 / 10.8.  Words read where used without the ring's slots lost up
+** to 32% (4-bit group 64, f32 scales and bf16 zeros, whose zero slots
+** are not whole chunks: 23.1 -> 30.4 at M = 1): only with them.  Not
+** measured past 8 rows. */
+static void lazy_ring(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const int m = s->m, stage = s->stage, sst = s->sst;
   if (!cfg->lazy && sst > 0 && m <= LB_MAX_M) {
     lb_gemv_cfg t = *cfg;
     t.lazy = 1;
     if (t.stages < 2) t.stages = 2;
     if (ring_fits(&t, stage, sst, t.stages, t.fold)) *cfg = t;
   }
-  cfg->rows = rules_rows(f, n, k);
-  {
-    int v[NKNOB];
-    const lb_status st = parse_plan(tune, from, v);
-    if (st != LB_OK) return st;
-    plan_override(cfg, stage, v);
-    xminb_set = v[K_XMINB] >= 0;
-    slices = v[K_SLICES];
-    if (v[K_HCL] < 0) cfg->hcl = hcl_rule(f, cfg, tiles, groups, sms);
-  }
+}
+
+/* The rules in the order they apply, each reading what those before it
+** chose. */
+static void (*const rules[])(const gv_shape *, lb_gemv_cfg *) = {
+    narrow_clusters, room_clusters, two_warps,      one_tile,
+    even_sms,        split_rows35,  five_clusters,  frags_clusters,
+    seven_phases,    x_once,        x_sliver,       lazy_ring};
+
+/* A plan as rules or knobs left it, cut to the kernels it makes: 2..8
+** rows' own kernel (hcl) and four fragments' blocks.  Returns whether m
+** rows run the hcl kernel. */
+static int kernels(const gv_shape *s, lb_gemv_cfg *cfg) {
+  const int m = s->m, tiles = s->tiles;
+  int hi;
   /* 2..8 rows' cluster (hcl): cut as the cluster is below (a tile a
   ** warp at least; a code-row split takes none), and none where no
   ** larger than the plan's or past 8 rows, so that plans differing only
@@ -965,31 +1049,48 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
     if (cfg->split > cfg->warps) cfg->split = cfg->warps;
     while (cfg->warps * cfg->fold > 4) cfg->fold /= 2;
   }
-  /* A plan's rows past the GEMV's most (gemv_most) is the plan's error; a
-  ** kernel for such rows, the caller's. */
-  {
-    const int most = gemv_most(f);
-    const char *why = f->mode == LB_DQM_F32
-                          ? "it dequantises in f32, after its MMA: past 8 "
-                            "rows only as slices"
-                      : most < LB_GEMV_MOST ? "four fragments of x spill"
-                                            : "four fragments of x";
-    if (cfg->rows > most)   /* (rows=32 at most: the knob's range) */
-      return lb_fail(LB_EARG, "%s: plan \"%s\": rows=%d: recipe '%s': its GEMV "
-                     "takes %d rows at most (%d-bit codes: %s)",
-                     from ? from : "lb_generate", tune ? tune : "", cfg->rows,
-                     f->r->name, most, lay.bits, why);
-    if (m > most)
-      return lb_fail(LB_EARG, "lb_generate: m = %d: recipe '%s': its GEMV "
-                     "takes %d rows at most (%d-bit codes: %s)", m,
-                     f->r->name, most, lay.bits, why);
-    if (f->mode == LB_DQM_F32 && m > LB_MAX_M && slices == 0)
-      return lb_fail(LB_EARG, "%s: plan \"%s\": slices=0: recipe '%s' "
-                     "dequantises in f32, after its MMA, which two fragments "
-                     "of x cannot: its GEMV takes %d rows only as slices",
-                     from ? from : "lb_generate", tune ? tune : "",
-                     f->r->name, m);
-  }
+  return hi;
+}
+
+/* A plan's rows past the GEMV's most (gemv_most) is the plan's error; a
+** kernel for such rows, the caller's. */
+static lb_status rows_check(const gv_shape *s, const lb_gemv_cfg *cfg,
+                            int slices, const char *tune,
+                            const char *from) {
+  const lb_format *f = s->f;
+  const lb_layout lay = s->lay;
+  const int m = s->m;
+  const int most = gemv_most(f);
+  const char *why = f->mode == LB_DQM_F32
+                        ? "it dequantises in f32, after its MMA: past 8 "
+                          "rows only as slices"
+                    : most < LB_GEMV_MOST ? "four fragments of x spill"
+                                          : "four fragments of x";
+  if (cfg->rows > most)   /* (rows=32 at most: the knob's range) */
+    return lb_fail(LB_EARG, "%s: plan \"%s\": rows=%d: recipe '%s': its GEMV "
+                   "takes %d rows at most (%d-bit codes: %s)",
+                   from ? from : "lb_generate", tune ? tune : "", cfg->rows,
+                   f->r->name, most, lay.bits, why);
+  if (m > most)
+    return lb_fail(LB_EARG, "lb_generate: m = %d: recipe '%s': its GEMV "
+                   "takes %d rows at most (%d-bit codes: %s)", m,
+                   f->r->name, most, lay.bits, why);
+  if (f->mode == LB_DQM_F32 && m > LB_MAX_M && slices == 0)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": slices=0: recipe '%s' "
+                   "dequantises in f32, after its MMA, which two fragments "
+                   "of x cannot: its GEMV takes %d rows only as slices",
+                   from ? from : "lb_generate", tune ? tune : "",
+                   f->r->name, m);
+  return LB_OK;
+}
+
+/* The plan fitted to the template: its splits, clusters, phases and
+** stages as the template runs them, the grid, resident scales and x. */
+static void fit(const gv_shape *s, lb_gemv_cfg *cfg, int hi, int xminb_set) {
+  const lb_format *f = s->f;
+  const lb_layout lay = s->lay;
+  const int k = s->k, m = s->m, sms = s->sms, tiles = s->tiles,
+            groups = s->groups, stage = s->stage, sst = s->sst;
   /* A code-row split as the template has it (lb_part): lazy words, no
   ** cluster, and whole chunks of code rows a warp (LB_XC rows: 4, 2 with
   ** two fragments); a split of one is none. */
@@ -1062,9 +1163,29 @@ static lb_status plan(const lb_format *f, int n, int k, int sms,
   if (cfg->nf > 1 && cfg->xs_m > 0 && cfg->xminb > 1 && !xminb_set &&
       (long long)cfg->grid * cfg->cluster <= sms)
     cfg->xminb = 1;
+}
+
+static lb_status plan(const lb_format *f, int n, int k, int sms,
+                      const char *tune, const char *from, int m,
+                      lb_gemv_cfg *cfg) {
+  gv_shape s;
+  int v[NKNOB], hi, slices;
+  size_t i;
+  lb_status st;
+  shape_of(f, n, k, m, sms, &s);
+  base(&s, cfg);
+  for (i = 0; i < sizeof rules / sizeof rules[0]; i++) rules[i](&s, cfg);
+  cfg->rows = rules_rows(f, n, k);
+  if ((st = parse_plan(tune, from, v)) != LB_OK) return st;
+  plan_override(cfg, s.stage, v);
+  slices = v[K_SLICES];
+  if (v[K_HCL] < 0) cfg->hcl = hcl_rule(f, cfg, s.tiles, s.groups, sms);
+  hi = kernels(&s, cfg);
+  if ((st = rows_check(&s, cfg, slices, tune, from)) != LB_OK) return st;
+  fit(&s, cfg, hi, v[K_XMINB] >= 0);
   if (m > LB_MAX_M) {   /* (the rows were checked above) */
     lb_gemv_cfg one;
-    const lb_status st = plan(f, n, k, sms, tune, from, 1, &one);
+    st = plan(f, n, k, sms, tune, from, 1, &one);
     if (st != LB_OK) return st;
     if (slices < 0)
       slices = f->mode == LB_DQM_F32 || slice_rule(f, &one, cfg, m, sms);
