@@ -337,15 +337,6 @@ static void run_worst(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   if (rel > w->rel) w->rel = rel;
 }
 
-/* lb_op_overlap: three runs back to back on one stream, each started
-** before the one ahead ends (programmatic dependent launch), each reading
-** what the one before wrote and overwriting what it read: x = A -> B,
-** B -> A, A -> C (n = k; the recipe's output type is its activation
-** type).  Each output is checked against the float64 reference of the
-** input it should have read, copied back from the GPU; with split K the
-** runs share one work space, which each writes while the one before may
-** still read it.  A kernel that read x, or wrote y or the work space,
-** before the previous kernel ended would fail these checks. */
 /* Each run multiplies the size of its input by about g = sqrt(k mean(w^2))
 ** (26 for 2-bit per-channel codes at k = 1024, about 150 for 7-bit ones
 ** at k = 16384, where x / 64, the scaling this replaced, let the third
@@ -368,6 +359,7 @@ static void chain_scale(lb_case *c) {
     const double v = lb_load(c->f.act, c->x, i);
     x2 += v * v;
   }
+  if (!(g > 0 && x2 > 0)) return;   /* (no growth to measure: as made) */
   xs = ldexp(1, -(int)lround(log2(sqrt(x2 / (double)nx) * pow(g, 1.5))));
   for (i = 0; i < nx; i++)
     lb_store(c->f.act, c->x, i, lb_load(c->f.act, c->x, i) * xs);
@@ -376,11 +368,21 @@ static void chain_scale(lb_case *c) {
     const double v = lb_load(c->f.out, c->bias, i);
     b2 += v * v;
   }
+  if (!(b2 > 0)) return;
   bs = ldexp(1, -(int)lround(log2(sqrt(b2 / c->n) * sqrt(g))));
   for (i = 0; i < (size_t)c->n; i++)
     lb_store(c->f.out, c->bias, i, lb_load(c->f.out, c->bias, i) * bs);
 }
 
+/* lb_op_overlap: three runs back to back on one stream, each started
+** before the one ahead ends (programmatic dependent launch), each reading
+** what the one before wrote and overwriting what it read: x = A -> B,
+** B -> A, A -> C (n = k; the recipe's output type is its activation
+** type).  Each output is checked against the float64 reference of the
+** input it should have read, copied back from the GPU; with split K the
+** runs share one work space, which each writes while the one before may
+** still read it.  A kernel that read x, or wrote y or the work space,
+** before the previous kernel ended would fail these checks. */
 static void overlap_case(lb_ctx *ctx, const lb_recipe *r, int m, int n,
                          uint64_t seed, cudaStream_t stream) {
   lb_case c;
