@@ -827,6 +827,41 @@ static void check_one_tile(void) {
   lb_recipe_free(r);
 }
 
+/* 7-bit codes whose scales stay out of the ring (per channel) split K in
+** clusters to a tile a warp at 1..8 rows where their channel blocks are
+** at most half the SMs (N = 1024, K = 16384: clusters of 8, one stage;
+** 4 before 2026-12-02); not past half the SMs, nor 6-bit codes. */
+static void check_seven_room(void) {
+  static const char w7c_text[] =
+      "name \"w7c\"\nactivations \"f16\"\nweights { bits = 7 }\n"
+      "scales { group = \"channel\" }\ndequant \"q * s\"\n";
+  static const char w6c_text[] =
+      "name \"w6c\"\nactivations \"f16\"\nweights { bits = 6 }\n"
+      "scales { group = \"channel\" }\ndequant \"q * s\"\n";
+  /* bits, n, k, m: cluster */
+  static const int want[6][5] = {{7, 1024, 16384, 1, 8}, {7, 1024, 16384, 8, 8},
+                                 {7, 1056, 16384, 1, 8}, {7, 1024, 8192, 1, 4},
+                                 {7, 1088, 16384, 1, 1}, {6, 1024, 16384, 1, 2}};
+  lb_recipe *r7 = NULL, *r6 = NULL;
+  int i;
+  if ((r7 = load("w7c.lua", w7c_text)) == NULL) return;
+  if ((r6 = load("w6c.lua", w6c_text)) == NULL) {
+    lb_recipe_free(r7);
+    return;
+  }
+  for (i = 0; i < 6; i++) {
+    const int *w = want[i];
+    lb_gemv_cfg c;
+    CHECK(gemv_rows(w[0] == 7 ? r7 : r6, w[0] == 7 ? "w7c" : "w6c", w[1],
+                    w[2], w[3], NULL, &c) &&
+              c.cluster == w[4] && (w[4] != 8 || c.stages == 1),
+          "w%dc %d x %d, m = %d: cluster %d, %d stage(s), not %d", w[0],
+          w[2], w[1], w[3], c.cluster, c.stages, w[4]);
+  }
+  lb_recipe_free(r7);
+  lb_recipe_free(r6);
+}
+
 /* 3- and 5-bit codes whose warps would have two tiles each (K = 8192,
 ** split 4) split each tile's code rows between two warps instead (split
 ** 2, rsplit), where the grid still fills the SMs (2026-11-28); not with
@@ -1891,6 +1926,7 @@ int main(void) {
   check_xs_rows();
   check_one_tile();
   check_two_tiles();
+  check_seven_room();
   check_mixed_slots();
   check_short_k();
   check_slices();
