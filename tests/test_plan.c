@@ -1870,7 +1870,82 @@ static void check_reach_rules(void) {
   }
 }
 
-int main(void) {
+/* The int fields of a plan struct, in order (every field of lb_gemv_cfg
+** and lb_gemm_cfg is an int). */
+static void put_ints(const void *cfg, size_t bytes) {
+  const int *v = cfg;
+  size_t i;
+  for (i = 0; i < bytes / sizeof(int); i++) printf(" %d", v[i]);
+}
+
+/* --dump: every plan of the sweep's recipes and those in `dirs` over a
+** grid of shapes, row counts, SM counts and plans in words, one line each
+** (every field, or the status and message), for comparing two builds: a
+** change to the planners that means to move code only must leave it
+** byte-identical (`test_plan --dump DIR... > before.txt`, rebuild, diff). */
+static int dump(int ndirs, char **dirs) {
+  static const int ns[] = {1,    16,   48,   257,  512,   600,   1024,  1056,
+                           1088, 2048, 4096, 4112, 8192, 14336, 16384, 28672};
+  static const int ks[] = {128,  256,  1024,  1088,  4096,
+                           8192, 8320, 14336, 16384, 32768};
+  static const int ms[] = {1, 2, 5, 8, 9, 12, 16, 32};
+  static const int smss[] = {132, 108, 16};
+  static const char *const gv[] = {
+      NULL, "split=2", "cluster=4", "hcl=4", "rows=16",
+      "warps=2,split=2,rsplit=1", "cluster=8,stages=1", "pf=1,sr=0",
+      "slices=0", "lazy=1", "warps=4,split=4"};
+  static const char *const gm[] = {NULL, "wn=2,st=3", "sk=2", "wg=0",
+                                   "wg=1,wr=1,tm=0"};
+  static lb_sweep_row rows[256];
+  const int nsweep = lb_sweep(rows, 256);
+  int i, d, a, b, q, s, p;
+  for (i = 0; i < nsweep + ndirs; i++) {
+    lb_recipe *r = NULL;
+    const char *name = i < nsweep ? rows[i].name : dirs[i - nsweep];
+    if (i < nsweep ? lb_recipe_load_text(name, rows[i].text,
+                                         strlen(rows[i].text), &r) != LB_OK
+                   : lb_recipe_load(name, &r) != LB_OK) {
+      printf("%s: %s\n", name, lb_errmsg());
+      continue;
+    }
+    for (a = 0; a < (int)(sizeof ns / sizeof ns[0]); a++)
+      for (b = 0; b < (int)(sizeof ks / sizeof ks[0]); b++)
+        for (s = 0; s < (int)(sizeof smss / sizeof smss[0]); s++) {
+          for (q = 0; q < (int)(sizeof ms / sizeof ms[0]); q++)
+            for (p = 0; p < (int)(sizeof gv / sizeof gv[0]); p++) {
+              lb_gemv_cfg c;
+              lb_status st;
+              if (p > 0 && (s > 0 || ms[q] % 4 != 1)) continue;
+              memset(&c, 0, sizeof c);
+              st = lb_plan_gemv(r, ns[a], ks[b], ms[q], smss[s], gv[p],
+                                "dump", &c);
+              printf("%s gemv %d %d %d %d %s %d", name, ns[a], ks[b], ms[q],
+                     smss[s], gv[p] ? gv[p] : "-", (int)st);
+              if (st == LB_OK) put_ints(&c, sizeof c);
+              else printf(" %s", lb_errmsg());
+              printf("\n");
+            }
+          for (d = 0; d < LB_GEMM_BUCKETS; d++)
+            for (p = 0; p < (int)(sizeof gm / sizeof gm[0]); p++) {
+              lb_gemm_plans g;
+              lb_status st;
+              if (p > 0 && s > 0) continue;
+              memset(&g, 0, sizeof g);
+              st = lb_plan_gemm(r, ns[a], ks[b], d, smss[s], gm[p], "dump",
+                                &g);
+              printf("%s gemm %d %d %d %d %s %d", name, ns[a], ks[b], d,
+                     smss[s], gm[p] ? gm[p] : "-", (int)st);
+              if (st == LB_OK) put_ints(&g, sizeof g);
+              else printf(" %s", lb_errmsg());
+              printf("\n");
+            }
+        }
+    lb_recipe_free(r);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
   static lb_sweep_row rows[256];
   /* (N = 1024: 64 channel groups, where clusters meet more blocks than
   ** SMs: one stage on sm_90 only, fstages) */
@@ -1884,6 +1959,8 @@ int main(void) {
   unsetenv("LOWBIT_PLAN");
   unsetenv("LOWBIT_GEMM");
   unsetenv("LOWBIT_DUMP_DIR");
+  if (argc > 1 && strcmp(argv[1], "--dump") == 0)
+    return dump(argc - 2, argv + 2);
   for (i = 0; i < n; i++) {
     lb_recipe *r = load(rows[i].name, rows[i].text);
     if (r == NULL) continue;
