@@ -839,9 +839,9 @@ static void check_seven_room(void) {
       "name \"w6c\"\nactivations \"f16\"\nweights { bits = 6 }\n"
       "scales { group = \"channel\" }\ndequant \"q * s\"\n";
   /* bits, n, k, m: cluster */
-  static const int want[6][5] = {{7, 1024, 16384, 1, 8}, {7, 1024, 16384, 8, 8},
-                                 {7, 1056, 16384, 1, 8}, {7, 1024, 8192, 1, 4},
-                                 {7, 1088, 16384, 1, 1}, {6, 1024, 16384, 1, 2}};
+  static const int want[6][5] = {
+      {7, 1024, 16384, 1, 8}, {7, 1024, 16384, 8, 8}, {7, 1056, 16384, 1, 8},
+      {7, 1024, 8192, 1, 4},  {7, 1088, 16384, 1, 1}, {6, 1024, 16384, 1, 2}};
   lb_recipe *r7 = NULL, *r6 = NULL;
   int i;
   if ((r7 = load("w7c.lua", w7c_text)) == NULL) return;
@@ -1878,12 +1878,13 @@ static void put_ints(const void *cfg, size_t bytes) {
   for (i = 0; i < bytes / sizeof(int); i++) printf(" %d", v[i]);
 }
 
-/* --dump: every plan of the sweep's recipes and those in `dirs` over a
-** grid of shapes, row counts, SM counts and plans in words, one line each
-** (every field, or the status and message), for comparing two builds: a
-** change to the planners that means to move code only must leave it
-** byte-identical (`test_plan --dump DIR... > before.txt`, rebuild, diff). */
-static int dump(int ndirs, char **dirs) {
+/* --dump: every plan of the sweep's recipes and of the recipe files
+** given, over a grid of shapes, row counts, SM counts and plans in words,
+** one line each (every field, or the status and message), for comparing
+** two builds: a change to the planners that means to move code only must
+** leave it byte-identical (`test_plan --dump RECIPE... > before.txt`,
+** rebuild, the same > after.txt, cmp). */
+static int dump(int nfiles, char **files) {
   static const int ns[] = {1,    16,   48,   257,  512,   600,   1024,  1056,
                            1088, 2048, 4096, 4112, 8192, 14336, 16384, 28672};
   static const int ks[] = {128,  256,  1024,  1088,  4096,
@@ -1899,9 +1900,9 @@ static int dump(int ndirs, char **dirs) {
   static lb_sweep_row rows[256];
   const int nsweep = lb_sweep(rows, 256);
   int i, d, a, b, q, s, p;
-  for (i = 0; i < nsweep + ndirs; i++) {
+  for (i = 0; i < nsweep + nfiles; i++) {
     lb_recipe *r = NULL;
-    const char *name = i < nsweep ? rows[i].name : dirs[i - nsweep];
+    const char *name = i < nsweep ? rows[i].name : files[i - nsweep];
     if (i < nsweep ? lb_recipe_load_text(name, rows[i].text,
                                          strlen(rows[i].text), &r) != LB_OK
                    : lb_recipe_load(name, &r) != LB_OK) {
