@@ -513,11 +513,10 @@ static int hcl_rule(const lb_format *f, const lb_gemv_cfg *c, int tiles,
              ? 4 : 0;
 }
 
-/* What the rules read: the format, the shape and the ring stage they
-** plan for. */
+/* What the rules read: the format (its layout f->lay), the shape and
+** the ring stage they plan for. */
 typedef struct gv_shape {
   const lb_format *f;
-  lb_layout lay;
   int n, k, m, sms;
   int tiles, groups;   /* tiles of K; 16-channel groups */
   int stage, sst;      /* a ring stage's bytes; its scales' (ring_scales) */
@@ -527,7 +526,6 @@ static void shape_of(const lb_format *f, int n, int k, int m, int sms,
                      gv_shape *s) {
   const lb_layout lay = f->lay;
   s->f = f;
-  s->lay = lay;
   s->n = n;
   s->k = k;
   s->m = m;
@@ -543,7 +541,7 @@ static void shape_of(const lb_format *f, int n, int k, int m, int sms,
 ** of K.  Every rule below starts from it. */
 static void base(const gv_shape *s, lb_gemv_cfg *cfg) {
   const lb_format *f = s->f;
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int sms = s->sms, tiles = s->tiles, groups = s->groups,
             stage = s->stage;
   int split = 1, want, warps = LB_WARPS;
@@ -686,7 +684,7 @@ static void narrow_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** already: scales in the ring, above).  Not for 6-bit codes (0.98 to
 ** 1.03 of the rules' time); 9..16 rows not measured. */
 static void room_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups,
             stage = s->stage, sst = s->sst;
   /* warps an SM the clusters below grow to (0: the loop before's) */
@@ -721,7 +719,7 @@ static void room_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** x 1024 (16 tiles: 25-35% slower).  6-bit codes (tiles of 512) were
 ** not measured. */
 static void two_warps(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (cfg->lazy && lay.codes == 32 && tiles <= 2 && cfg->warps > 2 &&
       cfg->cluster == 1 && channel_blocks(cfg, groups) * 2 <= sms) {
@@ -778,7 +776,7 @@ static void two_warps(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** x 4096: 0.97 to 1.19). */
 static void one_tile(const gv_shape *s, lb_gemv_cfg *cfg) {
   const lb_format *f = s->f;
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if ((cfg->lazy || lay.bits == 1) && lay.codes == 32 && tiles == 1 &&
       cfg->cluster == 1 &&
@@ -869,7 +867,7 @@ static void even_sms(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** idle (8192 x 4096: 128 blocks; asked at 16384 x 1024, 64 channel
 ** groups, it ran 2 to 3 times slower). */
 static void split_rows35(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (cfg->lazy && lay.codes == 32 && (lay.bits == 3 || lay.bits == 5) &&
       cfg->cluster == 1 && !cfg->rsplit && m <= LB_MAX_M &&
@@ -897,7 +895,7 @@ static void split_rows35(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** (tiles of 512: two a warp all the same; group 32 with f32 scales 14.0
 ** / 15.3 -> 16.7 / 20.1). */
 static void five_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int tiles = s->tiles;
   if (cfg->lazy && lay.bits == 5 && !cfg->rsplit && cfg->cluster > 1 &&
       cfg->cluster < 8 && tiles == 2 * cfg->split * cfg->cluster)
@@ -924,7 +922,7 @@ static void five_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** measured with fewer than 8 tiles of K or fewer blocks, nor before
 ** sm_90, whose kernel runs the fragments without the cluster. */
 static void frags_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int m = s->m, sms = s->sms, tiles = s->tiles, groups = s->groups;
   if (m > LB_MAX_M && m <= 2 * LB_MAX_M && cfg->lazy && lay.codes == 32 &&
       (lay.bits == 3 || lay.bits == 5) && !cfg->rsplit && cfg->fold == 1 &&
@@ -946,7 +944,7 @@ static void frags_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** there.  Not for a tile that K does not fill (K < 1024: only its first
 ** words are copied at all). */
 static void seven_phases(const gv_shape *s, lb_gemv_cfg *cfg) {
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int k = s->k;
   if (lay.bits == 7 && k >= lay.tile) cfg->ph = 4;
 }
@@ -1058,7 +1056,7 @@ static lb_status rows_check(const gv_shape *s, const lb_gemv_cfg *cfg,
                             int slices, const char *tune,
                             const char *from) {
   const lb_format *f = s->f;
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int m = s->m;
   const int most = gemv_most(f);
   const char *why = f->mode == LB_DQM_F32
@@ -1088,7 +1086,7 @@ static lb_status rows_check(const gv_shape *s, const lb_gemv_cfg *cfg,
 ** stages as the template runs them, the grid, resident scales and x. */
 static void fit(const gv_shape *s, lb_gemv_cfg *cfg, int hi, int xminb_set) {
   const lb_format *f = s->f;
-  const lb_layout lay = s->lay;
+  const lb_layout lay = s->f->lay;
   const int k = s->k, m = s->m, sms = s->sms, tiles = s->tiles,
             groups = s->groups, stage = s->stage, sst = s->sst;
   /* A code-row split as the template has it (lb_part): lazy words, no

@@ -337,6 +337,25 @@ static void run_worst(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
   if (rel > w->rel) w->rel = rel;
 }
 
+/* The root mean square of count values of type t at p. */
+static double rms_of(lb_dtype t, const void *p, size_t count) {
+  double sum = 0;
+  size_t i;
+  for (i = 0; i < count; i++) {
+    const double v = lb_load(t, p, i);
+    sum += v * v;
+  }
+  return sqrt(sum / (double)count);
+}
+
+/* Multiplies count values of type t at p by 2^-e, e the nearest integer
+** to log2(size). */
+static void scale_down(lb_dtype t, void *p, size_t count, double size) {
+  const double f = ldexp(1, -(int)lround(log2(size)));
+  size_t i;
+  for (i = 0; i < count; i++) lb_store(t, p, i, lb_load(t, p, i) * f);
+}
+
 /* Each run multiplies the size of its input by about g = sqrt(k mean(w^2))
 ** (26 for 2-bit per-channel codes at k = 1024, about 150 for 7-bit ones
 ** at k = 16384, where x / 64, the scaling this replaced, let the third
@@ -347,31 +366,20 @@ static void run_worst(lb_ctx *ctx, const lb_recipe *r, int m, int n, int k,
 ** the first run's products, so that it never outgrows them. */
 static void chain_scale(lb_case *c) {
   const int rows = c->n < 16 ? c->n : 16;
-  double w2 = 0, x2 = 0, b2 = 0, g, xs, bs;
-  size_t i, nx = (size_t)c->m * (size_t)c->k;
+  const size_t nx = (size_t)c->m * (size_t)c->k;
+  double w2 = 0, g, xr, br;
   for (int j = 0; j < rows; j++)
     for (int kk = 0; kk < c->k; kk++) {
       const double w = lb_case_weight(c, j * (c->n / rows), kk);
       w2 += w * w;
     }
   g = sqrt(w2 / rows);
-  for (i = 0; i < nx; i++) {
-    const double v = lb_load(c->f.act, c->x, i);
-    x2 += v * v;
-  }
-  if (!(g > 0 && x2 > 0)) return;   /* (no growth to measure: as made) */
-  xs = ldexp(1, -(int)lround(log2(sqrt(x2 / (double)nx) * pow(g, 1.5))));
-  for (i = 0; i < nx; i++)
-    lb_store(c->f.act, c->x, i, lb_load(c->f.act, c->x, i) * xs);
+  xr = rms_of(c->f.act, c->x, nx);
+  if (!(g > 0 && xr > 0)) return;   /* (no growth to measure: as made) */
+  scale_down(c->f.act, c->x, nx, xr * pow(g, 1.5));
   if (!c->bias) return;
-  for (i = 0; i < (size_t)c->n; i++) {
-    const double v = lb_load(c->f.out, c->bias, i);
-    b2 += v * v;
-  }
-  if (!(b2 > 0)) return;
-  bs = ldexp(1, -(int)lround(log2(sqrt(b2 / c->n) * sqrt(g))));
-  for (i = 0; i < (size_t)c->n; i++)
-    lb_store(c->f.out, c->bias, i, lb_load(c->f.out, c->bias, i) * bs);
+  br = rms_of(c->f.out, c->bias, (size_t)c->n);
+  if (br > 0) scale_down(c->f.out, c->bias, (size_t)c->n, br * sqrt(g));
 }
 
 /* lb_op_overlap: three runs back to back on one stream, each started
