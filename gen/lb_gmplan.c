@@ -248,37 +248,18 @@ static void fit_tile(const lb_format *f, int k, int mj, int lo,
   }
 }
 
-/* The plan both kinds of part share: the tile, the warps, resident scales
-** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
-** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
-static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
-                     const knobs *kn, lb_gemm_cfg *c) {
-  const lb_layout *lay = &f->lay;
-  int mj, want;
-  memset(c, 0, sizeof *c);
-  c->bm = 16 << (bucket < 3 ? bucket : 3);
-  /* Measured on an H100 (a16w4 8192 x 8192, LOWBIT_GEMM): 33..64 rows,
-  ** one warp over all 64 rows with two taking alternate code rows of
-  ** 8-row sub-stages, 71.9 us, against 80.4 with two warps of 32 rows;
-  ** past 256 rows two channel groups per warp over 128 rows, 778 us at
-  ** M = 1024 against 1073.  (Slower at M = 128 then, 198 against 139 us,
-  ** before the copies' addresses left the loop; now the same from 65 rows,
-  ** below.) */
+/* The block's warps along rows (wm), channels (wn) and a sub-stage's code
+** rows (wk), the rules' or the plan's.  One along rows: measured on an
+** H100 (a16w4 8192 x 8192, LOWBIT_GEMM): 33..64 rows,
+** one warp over all 64 rows with two taking alternate code rows of
+** 8-row sub-stages, 71.9 us, against 80.4 with two warps of 32 rows;
+** past 256 rows two channel groups per warp over 128 rows, 778 us at
+** M = 1024 against 1073.  (Slower at M = 128 then, 198 against 139 us,
+** before the copies' addresses left the loop; now the same from 65 rows,
+** mj_rule.) */
+static void warps_rule(int n, int k, int bucket, const knobs *kn,
+                       lb_gemm_cfg *c) {
   c->warps_m = 1;
-  /* 16-channel groups per warp: two from 65 rows for codes that never
-  ** cross words, 8-bit ones per channel only; at two, 3-bit codes spilled
-  ** 8 to 28 bytes on sm_80..89 and an 8-bit g128 recipe (bf16 scales and
-  ** zeros, bias, N = 48) 124 bytes on sm_90, and per-channel recipes with
-  ** bf16 scales 24 to 28 bytes on sm_80 (1-, 4- and 8-bit sweep recipes,
-  ** once the copy addresses were made outside the loop).  a16w8_channel
-  ** at 8192 x 8192, M = 1024: 645 us at two, 895 at one.  From 65 rows
-  ** (bucket 3) the same warp shape, one warp over all 128 rows: at M = 256
-  ** a16w4 172.9 us against 181.4 with two warps of 64 rows, a16w1 172.2
-  ** against 238.1; at M = 128 a16w4 95.2 against 92.9 (shapes differ:
-  ** 14336 x 4096 80.1 against 87.6, 4096 x 14336 104.8 against 95.1). */
-  mj = bucket >= 3 && !lay->cross &&
-               (lay->bits <= 4 || f->per_channel) &&
-               !(f->per_channel && f->sdtype == LB_BF16) ? 2 : 1;
   /* Four warps along channels (two up to 16 rows in layers of 4M weights
   ** or fewer: 32-channel blocks, twice as many; wide16 says why not in
   ** larger ones);
@@ -294,6 +275,25 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
   c->warps_n = pick(kn, K_WN, c->warps_n);
   c->warps_k = pick(kn, K_WK, c->warps_k);
   c->warps_m = pick(kn, K_WM, c->warps_m);
+}
+
+/* 16-channel groups per warp: two from 65 rows for codes that never
+** cross words, 8-bit ones per channel only; at two, 3-bit codes spilled
+** 8 to 28 bytes on sm_80..89 and an 8-bit g128 recipe (bf16 scales and
+** zeros, bias, N = 48) 124 bytes on sm_90, and per-channel recipes with
+** bf16 scales 24 to 28 bytes on sm_80 (1-, 4- and 8-bit sweep recipes,
+** once the copy addresses were made outside the loop).  a16w8_channel
+** at 8192 x 8192, M = 1024: 645 us at two, 895 at one.  From 65 rows
+** (bucket 3) the same warp shape, one warp over all 128 rows: at M = 256
+** a16w4 172.9 us against 181.4 with two warps of 64 rows, a16w1 172.2
+** against 238.1; at M = 128 a16w4 95.2 against 92.9 (shapes differ:
+** 14336 x 4096 80.1 against 87.6, 4096 x 14336 104.8 against 95.1). */
+static int mj_rule(const lb_format *f, int n, int bucket, int warps_n) {
+  const lb_layout *lay = &f->lay;
+  int mj = bucket >= 3 && !lay->cross &&
+                   (lay->bits <= 4 || f->per_channel) &&
+                   !(f->per_channel && f->sdtype == LB_BF16)
+               ? 2 : 1;
   /* One channel group a warp too where a block's channels are not all in
   ** N (a last block in part, whose copies and epilogue clamp each
   ** channel), or with per-channel zeros: at two, sm_80 spilled 28 bytes
@@ -304,51 +304,78 @@ static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
   ** 8-bit codes per channel with zeros at N = 4096; at one they took 195
   ** to 204 registers (a16w8_channel).  Neither was measured for time:
   ** these shapes and formats are none of the benchmark's. */
-  if (mj == 2 && (n % (32 * c->warps_n) != 0 || (f->per_channel && f->zeros)))
+  if (mj == 2 && (n % (32 * warps_n) != 0 || (f->per_channel && f->zeros)))
     mj = 1;
-  mj = pick(kn, K_MJ, mj);
-  /* Sub-stages: as many code rows as keep three stages within the large
-  ** budget and two within the small one; more rows mean fewer barriers,
-  ** fewer rows less shared memory (activations grow with the tile). */
-  /* Up to 16 rows, 16 code rows where the codes are 3 bits or fewer
-  ** (a packing tile has 32 or 16 rows then): half the barriers, and the
-  ** same tune found it 13 to 31% faster for a16w1, a16w2 and a16w3 at
-  ** every benchmark shape (a16w2 14336 x 4096: 38.8 -> 26.7 us), but 23%
-  ** slower for a16w7_g32 at 8192 x 8192. */
-  /* 8-bit codes fill a packing tile in 4 code rows: up to 32 rows a
-  ** sub-stage takes whole tiles, 8 code rows, and 16 on 160 KB parts at
-  ** 17..32 rows (want, below).  Measured on an H100 (lowbit bench, 8192 x
-  ** 8192 and 14336 x 4096; a16w8_channel): at 17..32 rows 42.4 -> 34.8
-  ** and 39.1 -> 32.1 us (16 rows, against 4; one block an SM then, no
-  ** split), at 9..16 33.5 -> 32.8 and 32.5 -> 31.6 (8; 16 was faster at
-  ** 14336 x 4096, 29.6, and slower at 8192 x 8192, 35.9).  4-bit codes
-  ** keep one tile: 16 rows measured within run-to-run noise (+-5%) at
-  ** 17..32 rows, -4% and +7% at 9..16. */
-  c->r = bucket == 0 && lay->bits <= 3 ? 16 : c->bm <= 64 ? 8 : 2;
-  /* What 160 KB parts ask for (lift): 16 code rows at 17..32 rows for
-  ** 8-bit codes (above), 8 at 33..64 rows, 4 past 64 where a warp has
-  ** one channel group (with two, 4 rows spilled on sm_80 and sm_90);
-  ** otherwise nothing (0). */
-  want = bucket == 1 && lay->codes < 8                ? 16
-       : bucket == 2 || (bucket >= 3 && mj == 1)    ? (c->bm <= 64 ? 8 : 4)
-                                                    : 0;
-  /* 5- to 7-bit codes in 64-channel blocks two an SM at 9..16 rows
-  ** (wide16, two_16): one warp a code row (4 warps a block, not 8) and
-  ** 16 code rows a sub-stage.  Found by `lowbit tune --m 16` (7-bit group
-  ** 64 with f32 scales at 8192 x 8192: 43.2 -> 35.8 us with wk=1,r=16);
-  ** H200, 2026-12-01, `lowbit bench --m 16 --iters 30` of the sweep's
-  ** and the bench recipes of 5 to 8 bits, LOWBIT_GEMM=wk=1,r=16 against
-  ** the rules in one build, time against the rules', geometric mean
-  ** (range) over a shape's rows: 8192 x 8192 5-bit 0.83 (0.75 to 0.92),
-  ** 6-bit 0.81, 7-bit 0.84 (0.72 to 0.91); 4096 x 14336 0.85, 0.81,
-  ** 0.86 (two rows slower: 5-bit group 32 with bf16 scales 1.09, 7-bit
-  ** group 64 with f32 scales 1.05); 16384 x 1024 6-bit 0.91, 7-bit 0.96
-  ** (a16w7_g32 at 8192 x 8192 38.5 -> 33.7 us, cuBLAS fp16 36.4).  Not
-  ** 8-bit codes: 0.94 at 8192 x 8192 (two rows 1.03), and at 4096 x
-  ** 14336, where sm_90 takes wgmma's plan, 1.9 to 2.7.  One block an SM
-  ** (K <= 4096 split more than 2 ways: 4096 x 4096) was not measured. */
-  if (bucket == 0 && lay->bits >= 5 && lay->bits <= 7 && wide16(n, k) &&
-      c->warps_n == 4 && mj == 1 && two_16(64, n, k, sms)) {
+  return mj;
+}
+
+/* Sub-stages: as many code rows as keep three stages within the large
+** budget and two within the small one; more rows mean fewer barriers,
+** fewer rows less shared memory (activations grow with the tile).
+** Up to 16 rows, 16 code rows where the codes are 3 bits or fewer
+** (a packing tile has 32 or 16 rows then): half the barriers, and the
+** same tune found it 13 to 31% faster for a16w1, a16w2 and a16w3 at
+** every benchmark shape (a16w2 14336 x 4096: 38.8 -> 26.7 us), but 23%
+** slower for a16w7_g32 at 8192 x 8192.
+** 8-bit codes fill a packing tile in 4 code rows: up to 32 rows a
+** sub-stage takes whole tiles, 8 code rows, and 16 on 160 KB parts at
+** 17..32 rows (want_rule).  Measured on an H100 (lowbit bench, 8192 x
+** 8192 and 14336 x 4096; a16w8_channel): at 17..32 rows 42.4 -> 34.8
+** and 39.1 -> 32.1 us (16 rows, against 4; one block an SM then, no
+** split), at 9..16 33.5 -> 32.8 and 32.5 -> 31.6 (8; 16 was faster at
+** 14336 x 4096, 29.6, and slower at 8192 x 8192, 35.9).  4-bit codes
+** keep one tile: 16 rows measured within run-to-run noise (+-5%) at
+** 17..32 rows, -4% and +7% at 9..16. */
+static void rows_rule(const lb_format *f, int bucket, lb_gemm_cfg *c) {
+  c->r = bucket == 0 && f->lay.bits <= 3 ? 16 : c->bm <= 64 ? 8 : 2;
+}
+
+/* What 160 KB parts ask for (lift): 16 code rows at 17..32 rows for
+** 8-bit codes (rows_rule), 8 at 33..64 rows, 4 past 64 where a warp has
+** one channel group (with two, 4 rows spilled on sm_80 and sm_90);
+** otherwise nothing (0). */
+static int want_rule(int bucket, int mj, const lb_gemm_cfg *c,
+                     const lb_layout *lay) {
+  return bucket == 1 && lay->codes < 8             ? 16
+       : bucket == 2 || (bucket >= 3 && mj == 1) ? (c->bm <= 64 ? 8 : 4)
+                                                 : 0;
+}
+
+/* 5- to 7-bit codes in 64-channel blocks two an SM at 9..16 rows
+** (wide16, two_16): one warp a code row (4 warps a block, not 8) and
+** 16 code rows a sub-stage.  Found by `lowbit tune --m 16` (7-bit group
+** 64 with f32 scales at 8192 x 8192: 43.2 -> 35.8 us with wk=1,r=16);
+** H200, 2026-12-01, `lowbit bench --m 16 --iters 30` of the sweep's
+** and the bench recipes of 5 to 8 bits, LOWBIT_GEMM=wk=1,r=16 against
+** the rules in one build, time against the rules', geometric mean
+** (range) over a shape's rows: 8192 x 8192 5-bit 0.83 (0.75 to 0.92),
+** 6-bit 0.81, 7-bit 0.84 (0.72 to 0.91); 4096 x 14336 0.85, 0.81,
+** 0.86 (two rows slower: 5-bit group 32 with bf16 scales 1.09, 7-bit
+** group 64 with f32 scales 1.05); 16384 x 1024 6-bit 0.91, 7-bit 0.96
+** (a16w7_g32 at 8192 x 8192 38.5 -> 33.7 us, cuBLAS fp16 36.4).  Not
+** 8-bit codes: 0.94 at 8192 x 8192 (two rows 1.03), and at 4096 x
+** 14336, where sm_90 takes wgmma's plan, 1.9 to 2.7.  One block an SM
+** (K <= 4096 split more than 2 ways: 4096 x 4096) was not measured. */
+static int odd16_rule(const lb_format *f, int n, int k, int sms, int bucket,
+                      int mj, const lb_gemm_cfg *c) {
+  return bucket == 0 && f->lay.bits >= 5 && f->lay.bits <= 7 &&
+         wide16(n, k) && c->warps_n == 4 && mj == 1 && two_16(64, n, k, sms);
+}
+
+/* The plan both kinds of part share: the tile, the warps, resident scales
+** and the sub-stage, cut to the 99 KB parts' budget.  Returns the code rows
+** a sub-stage asks for on 160 KB parts (lift; 0: no more than here). */
+static int plan_tile(const lb_format *f, int n, int k, int bucket, int sms,
+                     const knobs *kn, lb_gemm_cfg *c) {
+  const lb_layout *lay = &f->lay;
+  int mj, want;
+  memset(c, 0, sizeof *c);
+  c->bm = 16 << (bucket < 3 ? bucket : 3);
+  warps_rule(n, k, bucket, kn, c);
+  mj = pick(kn, K_MJ, mj_rule(f, n, bucket, c->warps_n));
+  rows_rule(f, bucket, c);
+  want = want_rule(bucket, mj, c, lay);
+  if (odd16_rule(f, n, k, sms, bucket, mj, c)) {
     c->r = 16;
     want = 16;
     if (kn->v[K_WK] < 0) c->warps_k = 1;
@@ -825,75 +852,68 @@ static void tile_by_waves(const lb_format *f, int n, int k, int sms,
   }
 }
 
-/* Checks the arguments (messages name fn), derives the format and plans
-** (plan: the knobs that replace the rules', from `from`; NULL: none). */
-static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
-                         int sms, const char *fn, const char *plan,
-                         const char *from, lb_format *f, knobs *kn,
-                         lb_gemm_plans *p) {
-  lb_status st;
-  int use_wg;
-  if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
-  if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
-    return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
-  if ((st = parse_plan(plan, bucket, from, kn)) != LB_OK) return st;
-  {
-    const int want = plan_tile(f, n, k, bucket, sms, kn, &p->lo);
-    p->hi = p->lo;
-    lift(f, k, want, &p->hi);
-    finish(f, n, k, sms, bucket, LB_SMEM_HI_KB, kn, &p->hi);
-    finish(f, n, k, sms, bucket, LB_SMEM_LO_KB, kn, &p->lo);
-  }
-  /* sm_90's plan: mma.sync's, as on the other 160 KB parts, unless the
-  ** plan says wg=1, or the rule takes wgmma with the words in registers
-  ** (wr_rule; not where the plan's warps are mma.sync's) */
-  {
-    const int wgwarps = pick(kn, K_WN, 4) % 4 == 0 && pick(kn, K_WM, 1) == 1;
-    if (kn->v[K_WG] == 1 && !wgwarps)
-      return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps "
-                     "come in warpgroups along channels: wn 4 or 8, wm 1",
-                     from, plan);
-    if (kn->v[K_WR] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
-      return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
-                     "is a wgmma plan's: not with wg=0, and warps in "
-                     "warpgroups (wn 4 or 8, wm 1)", from, plan);
-    use_wg = kn->v[K_WG] == 1 ||
-             (kn->v[K_WG] < 0 && wgwarps &&
-              (kn->v[K_TM] == 1 || pick(kn, K_WR, wr_rule(f, n, sms, bucket)) == 1));
-  }
-  if (use_wg) {
-    plan_wg(f, n, k, sms, bucket, kn, &p->wg);
-    if (p->wg.wr && p->wg.warps_k > 1)
-      return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
-                     "takes one warpgroup a code row: wk=1", from, plan);
-    finish(f, n, k, sms, bucket, lb_gemm_hi_kb(&p->wg), kn, &p->wg);
-    /* wr=1 keeps a third stage for the wgmmas still reading one: where
-    ** that does not fit the rule's is mma.sync's, a plan's is refused */
-    if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {
-      if (kn->v[K_WG] == 1 || kn->v[K_WR] == 1)
-        return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in "
-                       "registers) needs three stages or more (%d of %d "
-                       "bytes)", from, plan, p->wg.stages, p->wg.stage);
-      p->wg = p->hi;
-    }
-    if (bucket == 5 && kn->v[K_BM] < 0 && p->wg.bm == 256)
-      tile_by_waves(f, n, k, sms, kn, &p->wg);
-    /* (a plan that asks for wgmma, words in registers or TMA takes it) */
-    if (!wgmma_takes(&p->wg, k) && kn->v[K_WG] != 1 && kn->v[K_WR] != 1 &&
-        kn->v[K_TM] != 1)
-      p->wg = p->hi;
-  } else {
+/* Whether sm_90's plan is wgmma's: mma.sync's, as on the other 160 KB
+** parts, unless the plan says wg=1, or the rule takes wgmma with the
+** words in registers (wr_rule; not where the plan's warps are mma.sync's).
+** A plan whose knobs cannot go together is refused. */
+static lb_status wg_rule(const lb_format *f, int n, int sms, int bucket,
+                         const knobs *kn, const char *plan, const char *from,
+                         int *use_wg) {
+  const int wgwarps = pick(kn, K_WN, 4) % 4 == 0 && pick(kn, K_WM, 1) == 1;
+  if (kn->v[K_WG] == 1 && !wgwarps)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": with wgmma (wg=1) warps "
+                   "come in warpgroups along channels: wn 4 or 8, wm 1",
+                   from, plan);
+  if (kn->v[K_WR] == 1 && (kn->v[K_WG] == 0 || !wgwarps))
+    return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
+                   "is a wgmma plan's: not with wg=0, and warps in "
+                   "warpgroups (wn 4 or 8, wm 1)", from, plan);
+  *use_wg = kn->v[K_WG] == 1 ||
+            (kn->v[K_WG] < 0 && wgwarps &&
+             (kn->v[K_TM] == 1 || pick(kn, K_WR, wr_rule(f, n, sms, bucket)) == 1));
+  return LB_OK;
+}
+
+/* sm_90's wgmma plan, p->wg (p->hi where the rule's does not take; a
+** plan's that cannot is refused). */
+static lb_status plan_sm90(const lb_format *f, int n, int k, int sms,
+                           int bucket, const knobs *kn, const char *plan,
+                           const char *from, lb_gemm_plans *p) {
+  plan_wg(f, n, k, sms, bucket, kn, &p->wg);
+  if (p->wg.wr && p->wg.warps_k > 1)
+    return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in registers) "
+                   "takes one warpgroup a code row: wk=1", from, plan);
+  finish(f, n, k, sms, bucket, lb_gemm_hi_kb(&p->wg), kn, &p->wg);
+  /* wr=1 keeps a third stage for the wgmmas still reading one: where
+  ** that does not fit the rule's is mma.sync's, a plan's is refused */
+  if (p->wg.wr && p->wg.stages < stages_min(&p->wg)) {
+    if (kn->v[K_WG] == 1 || kn->v[K_WR] == 1)
+      return lb_fail(LB_EARG, "%s: plan \"%s\": wr=1 (words in "
+                     "registers) needs three stages or more (%d of %d "
+                     "bytes)", from, plan, p->wg.stages, p->wg.stage);
     p->wg = p->hi;
   }
+  if (bucket == 5 && kn->v[K_BM] < 0 && p->wg.bm == 256)
+    tile_by_waves(f, n, k, sms, kn, &p->wg);
+  /* (a plan that asks for wgmma, words in registers or TMA takes it) */
+  if (!wgmma_takes(&p->wg, k) && kn->v[K_WG] != 1 && kn->v[K_WR] != 1 &&
+      kn->v[K_TM] != 1)
+    p->wg = p->hi;
+  return LB_OK;
+}
+
+/* Knobs of sm_90's plan that it did not take: refused, never ignored (a
+** part that cannot keeps its own way). */
+static lb_status refuse_unbuilt(const knobs *kn, const lb_gemm_plans *p,
+                                const char *plan, const char *from) {
   /* tm=1 asked for and not built (no wgmma plan, no words in registers,
-  ** or too few stages for them): refused, never ignored */
+  ** or too few stages for them) */
   if (kn->v[K_TM] == 1 && !p->wg.tm)
     return lb_fail(LB_EARG, "%s: plan \"%s\": tm=1 (activations by TMA) "
                    "is sm_90's wgmma plan's with the words in registers "
                    "(wg=1, wr=1, warps in warpgroups, three stages)", from,
                    plan);
-  /* sg=1 where no part's plan can stage the scales (stage_scales):
-  ** refused, never ignored; a part that cannot keeps its own way */
+  /* sg=1 where no part's plan can stage the scales (stage_scales) */
   if (kn->v[K_SG] == 1 && !p->wg.sstg && !p->hi.sstg && !p->lo.sstg)
     return lb_fail(LB_EARG, "%s: plan \"%s\": sg=1 (scales staged with each "
                    "sub-stage) takes scales that are not resident, a "
@@ -911,6 +931,33 @@ static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
                    "wgmma plan's with the activations by TMA (wg=1, wr=1, "
                    "tm=1); this plan's tiles have %d rows", from, plan,
                    kn->v[K_BM], p->wg.bm);
+  return LB_OK;
+}
+
+/* Checks the arguments (messages name fn), derives the format and plans
+** (plan: the knobs that replace the rules', from `from`; NULL: none). */
+static lb_status prepare(const lb_recipe *r, int n, int k, int bucket,
+                         int sms, const char *fn, const char *plan,
+                         const char *from, lb_format *f, knobs *kn,
+                         lb_gemm_plans *p) {
+  lb_status st;
+  int use_wg = 0, want;
+  if ((st = lb_format_for(r, n, k, sms, fn, f)) != LB_OK) return st;
+  if (bucket < 0 || bucket >= LB_GEMM_BUCKETS)
+    return lb_fail(LB_EARG, "%s: GEMM bucket %d out of range", fn, bucket);
+  if ((st = parse_plan(plan, bucket, from, kn)) != LB_OK) return st;
+  want = plan_tile(f, n, k, bucket, sms, kn, &p->lo);
+  p->hi = p->lo;
+  lift(f, k, want, &p->hi);
+  finish(f, n, k, sms, bucket, LB_SMEM_HI_KB, kn, &p->hi);
+  finish(f, n, k, sms, bucket, LB_SMEM_LO_KB, kn, &p->lo);
+  if ((st = wg_rule(f, n, sms, bucket, kn, plan, from, &use_wg)) != LB_OK)
+    return st;
+  p->wg = p->hi;
+  if (use_wg &&
+      (st = plan_sm90(f, n, k, sms, bucket, kn, plan, from, p)) != LB_OK)
+    return st;
+  if ((st = refuse_unbuilt(kn, p, plan, from)) != LB_OK) return st;
   /* Split-K on sm_90: the splits' sums meet in the shared memory of a
   ** cluster's blocks (cl=1, the rule) up to 64 rows where a block's sums
   ** fit its stages, else in a work space that a second kernel adds up
