@@ -114,13 +114,19 @@ if want tests || want tests-sweep || want tests-wg; then
   # sm_90's wgmma plan).  All three took more than one call's 465 s on the
   # H200 side by side (2026-11-29), once small layers ran the GEMV's two-
   # and four-fragment kernels, made with every op.
-  ctest_pid= gpu_pid= stress_pid= wg_pid=
-  sweep_pids=()
+  ctest_pid= stress_pid= wg_pid=
+  sweep_pids=() gpu_pids=()
+  gshares=3
   if want tests; then
     (cd "$build" && timeout $tmax ctest -j4 --output-on-failure -E '^gpu$') >"$out/ctest.log" 2>&1 &
     ctest_pid=$!
-    timeout $tmax "$build/tests/test_gpu" "$root/recipes" >"$out/gpu.log" 2>&1 &
-    gpu_pid=$!
+    # in shares side by side, as the sweep: whole, test_gpu took more than
+    # a call's 540 s beside ctest and pytest (H200, 2026-12-02)
+    for ((p = 0; p < gshares; p++)); do
+      timeout $tmax "$build/tests/test_gpu" "$root/recipes" $p/$gshares \
+        >"$out/gpu.$p.log" 2>&1 &
+      gpu_pids+=($!)
+    done
   fi
   # The same with sm_90's wgmma plan with the words in registers and the
   # activations by TMA (LOWBIT_GEMM=wg=1,wr=1,tm=1; the rule's from 33 rows
@@ -161,10 +167,20 @@ if want tests || want tests-sweep || want tests-wg; then
     wait $ctest_pid
     ctest_rc=$?
   fi
-  [ -n "$gpu_pid" ] && { wait $gpu_pid || gpu_rc=1; }
+  for p in "${gpu_pids[@]}"; do wait "$p" || gpu_rc=1; done
   for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
   [ -n "$stress_pid" ] && { wait $stress_pid || gpu_rc=1; }
   [ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
+  if want tests; then
+    for ((p = 0; p < gshares; p++)); do
+      cat "$out/gpu.$p.log"
+      rm -f "$out/gpu.$p.log"
+    done >"$out/gpu.log"
+    total=$(awk -v want=$gshares '/^gpu: recipes,/ { c += $3; f += $5; n++ }
+      END { printf "gpu: shipped recipes (%d of %d shares), %d checks, %d failure(s)", n, want, c, f }' \
+      "$out/gpu.log")
+    echo "$total" >>"$out/gpu.log"
+  fi
   if want tests-sweep; then
     for ((p = 0; p < shares; p++)); do
       cat "$out/gpu-sweep.$p.log"

@@ -1383,15 +1383,16 @@ int main(int argc, char **argv) {
   cudaStream_t stream = NULL;
   char *names[256];
   const char *names_first;
-  int part = 0, parts = 1;
-  const int share = argc == 3 && strcmp(argv[1], "--sweep") == 0;
+  int part = 0, parts = 1, job = 0, ran = 0;
+  /* a share: PART/PARTS after the recipe directory or --sweep */
+  const int share = argc == 3 && strcmp(argv[1], "--case") != 0;
   if (share && (sscanf(argv[2], "%d/%d", &part, &parts) != 2 || parts < 1 ||
                 parts > 64 || part < 0 || part >= parts))
     part = -1;   /* not a share */
-  if (part < 0 || (argc != 2 && !share &&
-                   !(argc == 6 && strcmp(argv[1], "--case") == 0))) {
-    fprintf(stderr, "usage: test_gpu RECIPE_DIR | --sweep [PART/PARTS] | "
-                    "--case RECIPE M N K\n");
+  if (part < 0 || argc < 2 ||
+      (argc != 2 && !share && !(argc == 6 && strcmp(argv[1], "--case") == 0))) {
+    fprintf(stderr, "usage: test_gpu RECIPE_DIR [PART/PARTS] | --sweep "
+                    "[PART/PARTS] | --case RECIPE M N K\n");
     return 2;
   }
   if (lb_ctx_create(0, &ctx) == LB_ENODEV) {
@@ -1430,19 +1431,32 @@ int main(int argc, char **argv) {
     return failures != 0;
   }
   if ((n = lb_test_lua_files(argv[1], names, 256)) < 0) return 2;
-  for (i = 0; i < n; i++) one(ctx, names[i], stream);
+  /* The jobs: each recipe, then the checks of the other paths; a share
+  ** takes every PARTS-th from its PART (run.sh runs the shares side by
+  ** side: the float64 reference is on the CPU). */
+  for (i = 0; i < n; i++)
+    if (job++ % parts == part) {
+      one(ctx, names[i], stream);
+      ran++;
+    }
   names_first = n > 0 ? names[0] : NULL;
-  ring_check(ctx, stream);
-  hcl_check(ctx, stream);
-  stage_check(ctx, stream);
-  dump_check(ctx, names_first);
-  tune_check(ctx, names_first);
+  if (job++ % parts == part) ring_check(ctx, stream);
+  if (job++ % parts == part) hcl_check(ctx, stream);
+  if (job++ % parts == part) stage_check(ctx, stream);
+  if (job++ % parts == part) dump_check(ctx, names_first);
+  if (job++ % parts == part) tune_check(ctx, names_first);
   for (i = 0; i < n; i++)   /* the main job's and a cross-word format */
-    if (strstr(names[i], "a16w4_g128") || strstr(names[i], "a16w3_g128"))
+    if ((strstr(names[i], "a16w4_g128") || strstr(names[i], "a16w3_g128")) &&
+        job++ % parts == part)
       plans_check(ctx, names[i]);
   lb_ctx_destroy(ctx);
   cudaStreamDestroy(stream);
   for (i = 0; i < n; i++) free(names[i]);
-  printf("gpu: %d recipes, %d checks, %d failure(s)\n", n, checks, failures);
+  if (share)
+    printf("gpu: recipes, %d checks, %d failure(s) (share %d/%d: %d of %d "
+           "recipes)\n", checks, failures, part, parts, ran, n);
+  else
+    printf("gpu: %d recipes, %d checks, %d failure(s)\n", n, checks,
+           failures);
   return failures != 0;
 }
