@@ -175,15 +175,15 @@ static void emit_ring(lb_buf *b, const lb_gemv_cfg *cfg) {
     "constexpr int LB_PH = %d;\n\n",
     cfg->srowb, cfg->xrowb,
     cfg->lazy ? "read from the ring where they are used (wide codes)"
-             : "read from the ring into registers a tile at a time",
+              : "read from the ring into registers a tile at a time",
     cfg->lazy ? "true" : "false",
     cfg->sring ? "travel in the ring with their tile's words, rows of LB_SRING "
-                "bytes\n// (zeros: LB_ZRING)"
-              : "do not travel in the ring (LB_SRING 0)",
+                 "bytes\n// (zeros: LB_ZRING)"
+               : "do not travel in the ring (LB_SRING 0)",
     srg,
     cfg->pf == 2   ? "scales, zeros and x read from global memory"
     : cfg->pf == 1 ? "scales and zeros read from global memory"
-                  : "nothing",
+                   : "nothing",
     cfg->pf, cfg->nf,
     cfg->rsplit ? "every tile's code rows (plan: rsplit)" : "its tiles",
     cfg->rsplit ? "true" : "false", cfg->ph);

@@ -290,10 +290,10 @@ static void warps_rule(int n, int k, int bucket, const knobs *kn,
 ** 14336 x 4096 80.1 against 87.6, 4096 x 14336 104.8 against 95.1). */
 static int mj_rule(const lb_format *f, int n, int bucket, int warps_n) {
   const lb_layout *lay = &f->lay;
-  int mj = bucket >= 3 && !lay->cross &&
-                   (lay->bits <= 4 || f->per_channel) &&
-                   !(f->per_channel && f->sdtype == LB_BF16)
-               ? 2 : 1;
+  const int two = bucket >= 3 && !lay->cross &&
+                  (lay->bits <= 4 || f->per_channel) &&
+                  !(f->per_channel && f->sdtype == LB_BF16);
+  int mj = two ? 2 : 1;
   /* One channel group a warp too where a block's channels are not all in
   ** N (a last block in part, whose copies and epilogue clamp each
   ** channel), or with per-channel zeros: at two, sm_80 spilled 28 bytes

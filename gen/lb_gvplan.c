@@ -299,128 +299,191 @@ static int gemv_most(const lb_format *f) {
              : LB_GEMV_MOST;
 }
 
-/* The rules' reach for f at N x K (lb_gemv_rows). */
-static int rules_rows(const lb_format *f, int n, int k) {
-  const int most = gemv_most(f), bits = f->lay.bits;
-  /* Where the GEMV's fragments beat the GEMM's buckets at 9..32 rows.
-  ** H200, `lowbit tune RECIPE --m 8,16,24,32 --dry-run` (2026-11-29,
-  ** 13 recipes x 4 to 8 shapes, the reach at 8 / 16 / 32 in one call
-  ** each, shapes K x N; the GEMM on its rules' plans; x = time at 16, 24
-  ** and 32 rows summed, against the rules' reach before this one):
-  ** - layers of 4M weights or fewer, where the GEMM's tiles leave SMs
-  **   idle: the GEMV to its most for every width (16384 x 48: x0.35 to
-  **   x0.78, a16w2_g64 M = 24 25.8 -> 8.2 us; 4096 x 1024 x0.72 to x0.93;
-  **   1024 x 4096 x0.80 to x0.99, 5-bit codes x1.02);
-  ** - 1-bit codes, at every shape tried (8192 x 8192 x0.88, 4096 x 14336
-  **   x0.86, 14336 x 4096 x0.83, 16384 x 1024 x0.70);
-  ** - 2- and 3-bit codes where N is 4096 or less (14336 x 4096 x0.83 to
-  **   x1.01, 16384 x 1024 x0.77 to x0.83, 4096 x 4096 a16w3_g128 x0.8);
-  **   at N 8192 and more two fragments or four lost for 2-bit codes
-  **   (8192 x 8192: two x1.02 and x1.03, four x1.00 to x1.14) and four
-  **   for 3-bit ones;
-  ** - not 4- and 8-bit codes in larger layers: four fragments lost at
-  **   14336 x 4096 (a16w4_g128 x1.09, a16w8_channel x1.21) and tied at
-  **   4096 x 4096 (a16w8_channel x1.03).
-  ** Elsewhere as measured on an H100 (2026-11-26, `lowbit bench` against
-  ** the GEMM's 9..16 bucket): two fragments for 3- and 4-bit codes
-  ** (a16w4_g128 15-22% faster on four shapes, 8192 x 8192 M = 16 29.5
-  ** -> 23.6 us; a16w3_g128 8-17% on three, 5% slower at 8192 x 8192),
-  ** not for 2- and 8-bit codes (a16w2_g64 at 8192 x 8192 27.0 -> 32.3
-  ** us, a16w8_channel 32.2 -> 36.5).  n or k of 0: a shape not known,
-  ** taken as a large one.
-  ** Since the GEMM splits K past 4 ways (lb_gemm_splits), in a larger
-  ** layer of N 2048 or less (K split 8 ways or more at 17..32 rows: 16 at
-  ** N = 1024, the one shape measured, 8 at 2048; the 32-way cap of
-  ** 71c579e changed neither) four fragments lost for
-  ** 1- to 3-bit codes, two still won (H200, lowbit bench, 2026-11-29,
-  ** LOWBIT_PLAN=rows=8 against the rules, 16384 x 1024, us at M = 16 /
-  ** 24 / 32, the GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4
-  ** / 16.4 / 16.6, a16w2_g64 16.6 / 19.6 / 20.4 -> 20.2 / 17.4 / 17.5,
-  ** a16w3_g128 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0.
-  ** 5- and 6-bit codes where N <= 4096: two fragments against the GEMM's
-  ** 9..16 bucket of 9bfab3d (64-channel blocks in larger layers), H200,
-  ** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 5- and 6-bit
-  ** recipes, a16w5_g64 and a16w6_g128 at six shapes, LOWBIT_PLAN=rows=16
-  ** against the rules in one build: 0.71 to 0.97 of the time in all 66
-  ** rows this rule takes (geometric mean 0.84; 4096 x 4096 0.74 to 0.91,
-  ** w5 16384 x 1024 0.71 to 0.90, 14336 x 4096 0.81 to 0.97; a16w5_g64
-  ** at 16384 x 1024, M = 16, 19.4 -> 14.3 us).  Left to the GEMM:
-  ** 6-bit codes at N = 1024 (16384 x 1024: 0.94 to 1.10, 1.02 in the
-  ** mean), groups of 32 at 14336 x 4096 (5-bit 1.10 / 1.14, 6-bit 0.96 /
-  ** 1.01), and N of 8192 and more (8192 x 8192 1.00 to 1.20; 4096 x
-  ** 14336 and 4096 x 28672 0.79 to 1.25, by recipe and M).
-  ** 3- and 4-bit codes with f32 scales or zeros where N > 2048: the GEMM
-  ** (likely because two fragments convert a group's f32 scale and zero
-  ** for every weight pair; not profiled).  H200, 2026-12-01,
-  ** `lowbit bench --m 16` of the sweep's and the shipped 1- to 4-bit
-  ** recipes at 8192 x 8192, 16384 x 1024, 14336 x 4096 and 4096 x 14336,
-  ** LOWBIT_PLAN=rows=8 against the rules in one build: the GEMM took 0.71
-  ** to 0.96 of the time in all 15 such rows at N > 2048 (4-bit group 64
-  ** with f32 scales at 8192 x 8192 41.4 -> 29.3 us, 4-bit group 32 with
-  ** f32 scales and zeros 43.4 -> 31.7; 3-bit per channel with f32 zeros
-  ** 30.9 -> 23.4), 0.92 to 1.09 at 16384 x 1024 (kept: N <= 2048 above);
-  ** 17..32 rows (N = 4096, where 3-bit codes went to 32) not measured.
-  ** 3- and 4-bit codes in f16 or bf16 scales and zeros kept their reach
-  ** (4-bit: the GEMM 1.09 to 1.27 of the GEMV's time in all 28 rows).
-  ** f32 dequantisation (bf16 8-bit codes) in layers of 4M weights or
-  ** fewer where N <= 1024, whose one-fragment grid is small enough to run
-  ** twice over (slices): the GEMM's 9..16 bucket took 11.6 to 13.0 us at
-  ** 16384 x 48 and 7.8 to 8.1 at 1024 x 256, M = 16, where the GEMV took
-  ** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench).  As
-  ** slices, in the sweep's bench of the run on d48e5d3 (same GPU): 8-bit
-  ** group 64 at 16384 x 48, M = 16, 13.0 -> 9.0 us (cuBLAS fp16 10.0),
-  ** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0. */
+/* The reach: where the GEMV's fragments beat the GEMM's buckets at 9..32
+** rows.  A rule a function, each giving the rows it takes for f at N x K,
+** or 0 where it has no say; the first to say decides (reach_rules), else
+** rules_rows' last line.  n or k of 0: a shape not known, taken as a
+** large one.  "The first measurements" below: H200, `lowbit tune RECIPE
+** --m 8,16,24,32 --dry-run` (2026-11-29, 13 recipes x 4 to 8 shapes, the
+** reach at 8 / 16 / 32 in one call each, shapes K x N; the GEMM on its
+** rules' plans; x = time at 16, 24 and 32 rows summed, against the rules'
+** reach before them). */
+
+/* Layers of 4M weights or fewer, where the GEMM's tiles leave SMs idle:
+** the GEMV to its most for every width; f32 dequantisation as slices where
+** N <= 1024 (and 8 rows where N > 1024), from the first measurements:
+** - layers of 4M weights or fewer, where the GEMM's tiles leave SMs
+**   idle: the GEMV to its most for every width (16384 x 48: x0.35 to
+**   x0.78, a16w2_g64 M = 24 25.8 -> 8.2 us; 4096 x 1024 x0.72 to x0.93;
+**   1024 x 4096 x0.80 to x0.99, 5-bit codes x1.02).
+** f32 dequantisation (bf16 8-bit codes) in layers of 4M weights or
+** fewer where N <= 1024, whose one-fragment grid is small enough to run
+** twice over (slices): the GEMM's 9..16 bucket took 11.6 to 13.0 us at
+** 16384 x 48 and 7.8 to 8.1 at 1024 x 256, M = 16, where the GEMV took
+** 8.4 and 6.0 at M = 8 (H200, 2026-12-01, the sweep's bench).  As
+** slices, in the sweep's bench of the run on d48e5d3 (same GPU): 8-bit
+** group 64 at 16384 x 48, M = 16, 13.0 -> 9.0 us (cuBLAS fp16 10.0),
+** group 256 11.5 -> 9.2, both at 1024 x 256 7.9 / 7.7 -> 6.0. */
+static int reach_small(const lb_format *f, int n, int k, int most) {
   if (n > 0 && k > 0 && (long long)n * k <= 1LL << 22)
     return f->mode == LB_DQM_F32 && n > 1024 ? LB_MAX_M : most;
-  if (n > 0 && n <= 2048 && bits <= 3)
+  return 0;
+}
+
+/* 1- to 3-bit codes in larger layers of N 2048 or less: two fragments,
+** not four.
+** Since the GEMM splits K past 4 ways (lb_gemm_splits), in a larger
+** layer of N 2048 or less (K split 8 ways or more at 17..32 rows: 16 at
+** N = 1024, the one shape measured, 8 at 2048; the 32-way cap of
+** 71c579e changed neither) four fragments lost for
+** 1- to 3-bit codes, two still won (H200, lowbit bench, 2026-11-29,
+** LOWBIT_PLAN=rows=8 against the rules, 16384 x 1024, us at M = 16 /
+** 24 / 32, the GEMV -> the GEMM): a16w1_g64 14.8 / 17.3 / 18.0 -> 19.4
+** / 16.4 / 16.6, a16w2_g64 16.6 / 19.6 / 20.4 -> 20.2 / 17.4 / 17.5,
+** a16w3_g128 15.6 / 17.2 / 17.9 -> 15.5 / 17.0 / 17.0. */
+static int reach_narrow(const lb_format *f, int n, int k, int most) {
+  (void)k;
+  if (n > 0 && n <= 2048 && f->lay.bits <= 3)
     return most < 2 * LB_MAX_M ? most : 2 * LB_MAX_M;
-  if (bits == 1) return most;
+  return 0;
+}
+
+/* 1-bit codes: the GEMV to its most, from the first measurements:
+** - 1-bit codes, at every shape tried (8192 x 8192 x0.88, 4096 x 14336
+**   x0.86, 14336 x 4096 x0.83, 16384 x 1024 x0.70). */
+static int reach_one_bit(const lb_format *f, int n, int k, int most) {
+  (void)n, (void)k;
+  return f->lay.bits == 1 ? most : 0;
+}
+
+/* 3- and 4-bit codes with f32 scales or zeros where N > 2048: the GEMM
+** (likely because two fragments convert a group's f32 scale and zero
+** for every weight pair; not profiled).  H200, 2026-12-01,
+** `lowbit bench --m 16` of the sweep's and the shipped 1- to 4-bit
+** recipes at 8192 x 8192, 16384 x 1024, 14336 x 4096 and 4096 x 14336,
+** LOWBIT_PLAN=rows=8 against the rules in one build: the GEMM took 0.71
+** to 0.96 of the time in all 15 such rows at N > 2048 (4-bit group 64
+** with f32 scales at 8192 x 8192 41.4 -> 29.3 us, 4-bit group 32 with
+** f32 scales and zeros 43.4 -> 31.7; 3-bit per channel with f32 zeros
+** 30.9 -> 23.4), 0.92 to 1.09 at 16384 x 1024 (kept: N <= 2048 above);
+** 17..32 rows (N = 4096, where 3-bit codes went to 32) not measured.
+** 3- and 4-bit codes in f16 or bf16 scales and zeros kept their reach
+** (4-bit: the GEMM 1.09 to 1.27 of the GEMV's time in all 28 rows). */
+static int reach_f32_zs(const lb_format *f, int n, int k, int most) {
+  const int bits = f->lay.bits;
+  (void)k, (void)most;
   if ((n <= 0 || n > 2048) && (bits == 3 || bits == 4) &&
       (f->ssize == 4 || (f->zeros && f->zsize == 4)))
     return LB_MAX_M;
-  if (n > 0 && n <= 4096 && bits <= 3) return most;
-  /* 2-bit codes where K <= 4096 and 4096 < N < 8192, except f32 scales
-  ** with zeros: two fragments.  There the GEMM's 9..16-row blocks (64
-  ** channels, K split 2 ways) fill 192 of 264 places at two an SM.  H200,
-  ** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 2-bit recipes and
-  ** a16w2_g64, two fragments against LOWBIT_PLAN=rows=8 in one build, at
-  ** 4096 x 6144: 0.72 to 0.82 of the GEMM's time in all 10 rows this rule
-  ** takes (a16w2_g64, M = 16, 15.6 -> 11.5 us, cuBLAS fp16 18.4; 16-bit
-  ** scales with f32 zeros 0.73 / 0.75, f32 scales without zeros 0.82);
-  ** f32 scales with zeros 1.04 to 1.09.  Outside the band mixed:
-  ** 4096 x 8192 0.95 to 1.20 (M = 16: 1.01 to 1.20), 4096 x 14336 0.82
-  ** to 1.13, 4096 x 28672 0.75 to 1.26 (groups of 32 1.21 / 1.26), 2048
-  ** x 8192 0.87 to 1.03.  Not measured at other N in the band.  (The
-  ** GEMM's own fill there is the deeper fix, untried: it would serve
-  ** every format that takes the GEMM at such N.) */
-  if (bits == 2 && k > 0 && k <= 4096 && n > 4096 && n < 8192 &&
+  return 0;
+}
+
+/* 2- and 3-bit codes where N <= 4096: the GEMV to its most, from the
+** first measurements:
+** - 2- and 3-bit codes where N is 4096 or less (14336 x 4096 x0.83 to
+**   x1.01, 16384 x 1024 x0.77 to x0.83, 4096 x 4096 a16w3_g128 x0.8);
+**   at N 8192 and more two fragments or four lost for 2-bit codes
+**   (8192 x 8192: two x1.02 and x1.03, four x1.00 to x1.14) and four
+**   for 3-bit ones. */
+static int reach_low(const lb_format *f, int n, int k, int most) {
+  (void)k;
+  return n > 0 && n <= 4096 && f->lay.bits <= 3 ? most : 0;
+}
+
+/* 2-bit codes where K <= 4096 and 4096 < N < 8192, except f32 scales
+** with zeros: two fragments.  There the GEMM's 9..16-row blocks (64
+** channels, K split 2 ways) fill 192 of 264 places at two an SM.  H200,
+** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 2-bit recipes and
+** a16w2_g64, two fragments against LOWBIT_PLAN=rows=8 in one build, at
+** 4096 x 6144: 0.72 to 0.82 of the GEMM's time in all 10 rows this rule
+** takes (a16w2_g64, M = 16, 15.6 -> 11.5 us, cuBLAS fp16 18.4; 16-bit
+** scales with f32 zeros 0.73 / 0.75, f32 scales without zeros 0.82);
+** f32 scales with zeros 1.04 to 1.09.  Outside the band mixed:
+** 4096 x 8192 0.95 to 1.20 (M = 16: 1.01 to 1.20), 4096 x 14336 0.82
+** to 1.13, 4096 x 28672 0.75 to 1.26 (groups of 32 1.21 / 1.26), 2048
+** x 8192 0.87 to 1.03.  Not measured at other N in the band.  (The
+** GEMM's own fill there is the deeper fix, untried: it would serve
+** every format that takes the GEMM at such N.) */
+static int reach_two_band(const lb_format *f, int n, int k, int most) {
+  (void)most;
+  if (f->lay.bits == 2 && k > 0 && k <= 4096 && n > 4096 && n < 8192 &&
       !(f->ssize == 4 && f->zeros))
     return 2 * LB_MAX_M;
+  return 0;
+}
+
+/* 5- and 6-bit codes where N <= 4096: two fragments against the GEMM's
+** 9..16 bucket of 9bfab3d (64-channel blocks in larger layers), H200,
+** 2026-12-01, `lowbit bench --m 12,16` of the sweep's 5- and 6-bit
+** recipes, a16w5_g64 and a16w6_g128 at six shapes, LOWBIT_PLAN=rows=16
+** against the rules in one build: 0.71 to 0.97 of the time in all 66
+** rows this rule takes (geometric mean 0.84; 4096 x 4096 0.74 to 0.91,
+** w5 16384 x 1024 0.71 to 0.90, 14336 x 4096 0.81 to 0.97; a16w5_g64
+** at 16384 x 1024, M = 16, 19.4 -> 14.3 us).  Left to the GEMM:
+** 6-bit codes at N = 1024 (16384 x 1024: 0.94 to 1.10, 1.02 in the
+** mean), groups of 32 at 14336 x 4096 (5-bit 1.10 / 1.14, 6-bit 0.96 /
+** 1.01), and N of 8192 and more (8192 x 8192 1.00 to 1.20; 4096 x
+** 14336 and 4096 x 28672 0.79 to 1.25, by recipe and M). */
+static int reach_mid(const lb_format *f, int n, int k, int most) {
+  const int bits = f->lay.bits;
   if (n > 0 && n <= 4096 && (bits == 5 || (bits == 6 && n > 2048)) &&
       !(f->group == 32 && n > 2048 && k > 4096))
     return most;
-  /* 7-bit codes, and 5- and 6-bit codes in groups of 32, where K >= 8192
-  ** and N = 8192, or K >= 12288 and 4096 <= N <= 8192: the GEMM's 9..16-row
-  ** blocks from 5 rows (reach 4).  At such K the GEMV's x is resident for
-  ** 1 row only (32 KB), and at 5..8 rows every code row reads its chunk of
-  ** x from L2; the GEMM reads a tile of x once for 64 channels.  H200,
-  ** 2026-12-01, `lowbit bench --iters 30` of the sweep's 5- to 7-bit
-  ** recipes and the bench and shipped ones, LOWBIT_PLAN=rows=1 (the GEMM
-  ** from 2 rows) against the rules in one build, two calls (M = 2, 4, 6,
-  ** 8 and M = 4, 5, 6, 8): in the formats this rule takes, 0.71 to 0.96 of
-  ** the time in all 72 rows of 5..8 rows at 14336 x 4096, 16384 x 4096 and
-  ** 16384 x 8192 (sw_w7s_g32 at 14336 x 4096, M = 8, 41.8 -> 33.8 us,
-  ** cuBLAS fp16 35.6; a16w7_g32 39.7 -> 33.6), 0.80 to 1.02 in the 18 at
-  ** 8192 x 8192 (M = 6 and 8).  At 4 rows 0.78 to 1.02 where K >= 14336
-  ** and 0.90 to 1.06 at 8192 x 8192: the GEMV keeps 1..4.  Left to the
-  ** GEMV: K = 8192 at N = 4096 (0.94 to 1.13), 6144 (0.90 to 1.20), 14336
-  ** (0.83 to 1.10) and 28672 (0.87 to 1.17); 6-bit codes in groups of 64
-  ** to 256 (0.84 to 0.92 at 8192 x 8192, 1.05 to 1.20 at 14336 x 4096
-  ** and 16384 x 4096, 0.84 to 1.08 at 16384 x 8192); 8-bit codes (1.11 to
-  ** 1.44 at 8192 x 8192 and 14336 x 4096). */
+  return 0;
+}
+
+/* 7-bit codes, and 5- and 6-bit codes in groups of 32, where K >= 8192
+** and N = 8192, or K >= 12288 and 4096 <= N <= 8192: the GEMM's 9..16-row
+** blocks from 5 rows (reach 4).  At such K the GEMV's x is resident for
+** 1 row only (32 KB), and at 5..8 rows every code row reads its chunk of
+** x from L2; the GEMM reads a tile of x once for 64 channels.  H200,
+** 2026-12-01, `lowbit bench --iters 30` of the sweep's 5- to 7-bit
+** recipes and the bench and shipped ones, LOWBIT_PLAN=rows=1 (the GEMM
+** from 2 rows) against the rules in one build, two calls (M = 2, 4, 6,
+** 8 and M = 4, 5, 6, 8): in the formats this rule takes, 0.71 to 0.96 of
+** the time in all 72 rows of 5..8 rows at 14336 x 4096, 16384 x 4096 and
+** 16384 x 8192 (sw_w7s_g32 at 14336 x 4096, M = 8, 41.8 -> 33.8 us,
+** cuBLAS fp16 35.6; a16w7_g32 39.7 -> 33.6), 0.80 to 1.02 in the 18 at
+** 8192 x 8192 (M = 6 and 8).  At 4 rows 0.78 to 1.02 where K >= 14336
+** and 0.90 to 1.06 at 8192 x 8192: the GEMV keeps 1..4.  Left to the
+** GEMV: K = 8192 at N = 4096 (0.94 to 1.13), 6144 (0.90 to 1.20), 14336
+** (0.83 to 1.10) and 28672 (0.87 to 1.17); 6-bit codes in groups of 64
+** to 256 (0.84 to 0.92 at 8192 x 8192, 1.05 to 1.20 at 14336 x 4096
+** and 16384 x 4096, 0.84 to 1.08 at 16384 x 8192); 8-bit codes (1.11 to
+** 1.44 at 8192 x 8192 and 14336 x 4096). */
+static int reach_long_odd(const lb_format *f, int n, int k, int most) {
+  const int bits = f->lay.bits;
+  (void)most;
   if ((bits == 7 || (f->group == 32 && (bits == 5 || bits == 6))) &&
       ((k >= 8192 && n == 8192) || (k >= 12288 && n >= 4096 && n <= 8192)))
     return LB_MAX_M / 2;
+  return 0;
+}
+
+/* The reach's rules in the order they decide. */
+static int (*const reach_rules[])(const lb_format *, int, int, int) = {
+    reach_small, reach_narrow, reach_one_bit, reach_f32_zs,
+    reach_low,   reach_two_band, reach_mid,   reach_long_odd};
+
+/* The rules' reach for f at N x K (lb_gemv_rows): the first rule's that
+** says, else 16 for 3- and 4-bit codes and 8 for the others, from the
+** first measurements:
+** - not 4- and 8-bit codes in larger layers: four fragments lost at
+**   14336 x 4096 (a16w4_g128 x1.09, a16w8_channel x1.21) and tied at
+**   4096 x 4096 (a16w8_channel x1.03).
+** Elsewhere as measured on an H100 (2026-11-26, `lowbit bench` against
+** the GEMM's 9..16 bucket): two fragments for 3- and 4-bit codes
+** (a16w4_g128 15-22% faster on four shapes, 8192 x 8192 M = 16 29.5
+** -> 23.6 us; a16w3_g128 8-17% on three, 5% slower at 8192 x 8192),
+** not for 2- and 8-bit codes (a16w2_g64 at 8192 x 8192 27.0 -> 32.3
+** us, a16w8_channel 32.2 -> 36.5). */
+static int rules_rows(const lb_format *f, int n, int k) {
+  const int most = gemv_most(f), bits = f->lay.bits;
+  size_t i;
+  for (i = 0; i < sizeof reach_rules / sizeof reach_rules[0]; i++) {
+    const int rows = reach_rules[i](f, n, k, most);
+    if (rows > 0) return rows;
+  }
   return bits == 3 || bits == 4 ? 2 * LB_MAX_M : LB_MAX_M;
 }
 
