@@ -310,12 +310,10 @@ static int gemv_most(const lb_format *f) {
 ** reach before them). */
 
 /* Layers of 4M weights or fewer, where the GEMM's tiles leave SMs idle:
-** the GEMV to its most for every width; f32 dequantisation as slices where
-** N <= 1024 (and 8 rows where N > 1024), from the first measurements:
-** - layers of 4M weights or fewer, where the GEMM's tiles leave SMs
-**   idle: the GEMV to its most for every width (16384 x 48: x0.35 to
-**   x0.78, a16w2_g64 M = 24 25.8 -> 8.2 us; 4096 x 1024 x0.72 to x0.93;
-**   1024 x 4096 x0.80 to x0.99, 5-bit codes x1.02).
+** the GEMV to its most for every width (the first measurements: 16384 x
+** 48 x0.35 to x0.78, a16w2_g64 M = 24 25.8 -> 8.2 us; 4096 x 1024 x0.72
+** to x0.93; 1024 x 4096 x0.80 to x0.99, 5-bit codes x1.02), but 8 rows
+** of f32 dequantisation where N > 1024 (as slices where N <= 1024).
 ** f32 dequantisation (bf16 8-bit codes) in layers of 4M weights or
 ** fewer where N <= 1024, whose one-fragment grid is small enough to run
 ** twice over (slices): the GEMM's 9..16 bucket took 11.6 to 13.0 us at
@@ -331,8 +329,7 @@ static int reach_small(const lb_format *f, int n, int k, int most) {
 }
 
 /* 1- to 3-bit codes in larger layers of N 2048 or less: two fragments,
-** not four.
-** Since the GEMM splits K past 4 ways (lb_gemm_splits), in a larger
+** not four.  Since the GEMM splits K past 4 ways (lb_gemm_splits), in a larger
 ** layer of N 2048 or less (K split 8 ways or more at 17..32 rows: 16 at
 ** N = 1024, the one shape measured, 8 at 2048; the 32-way cap of
 ** 71c579e changed neither) four fragments lost for
@@ -348,9 +345,9 @@ static int reach_narrow(const lb_format *f, int n, int k, int most) {
   return 0;
 }
 
-/* 1-bit codes: the GEMV to its most, from the first measurements:
-** - 1-bit codes, at every shape tried (8192 x 8192 x0.88, 4096 x 14336
-**   x0.86, 14336 x 4096 x0.83, 16384 x 1024 x0.70). */
+/* 1-bit codes: the GEMV to its most at every shape tried (the first
+** measurements: 8192 x 8192 x0.88, 4096 x 14336 x0.86, 14336 x 4096
+** x0.83, 16384 x 1024 x0.70). */
 static int reach_one_bit(const lb_format *f, int n, int k, int most) {
   (void)n, (void)k;
   return f->lay.bits == 1 ? most : 0;
@@ -378,13 +375,11 @@ static int reach_f32_zs(const lb_format *f, int n, int k, int most) {
   return 0;
 }
 
-/* 2- and 3-bit codes where N <= 4096: the GEMV to its most, from the
-** first measurements:
-** - 2- and 3-bit codes where N is 4096 or less (14336 x 4096 x0.83 to
-**   x1.01, 16384 x 1024 x0.77 to x0.83, 4096 x 4096 a16w3_g128 x0.8);
-**   at N 8192 and more two fragments or four lost for 2-bit codes
-**   (8192 x 8192: two x1.02 and x1.03, four x1.00 to x1.14) and four
-**   for 3-bit ones. */
+/* 2- and 3-bit codes where N <= 4096: the GEMV to its most (the first
+** measurements: 14336 x 4096 x0.83 to x1.01, 16384 x 1024 x0.77 to
+** x0.83, 4096 x 4096 a16w3_g128 x0.8); at N 8192 and more two fragments
+** or four lost for 2-bit codes (8192 x 8192: two x1.02 and x1.03, four
+** x1.00 to x1.14) and four for 3-bit ones. */
 static int reach_low(const lb_format *f, int n, int k, int most) {
   (void)k;
   return n > 0 && n <= 4096 && f->lay.bits <= 3 ? most : 0;
@@ -466,11 +461,10 @@ static int (*const reach_rules[])(const lb_format *, int, int, int) = {
     reach_low,   reach_two_band, reach_mid,   reach_long_odd};
 
 /* The rules' reach for f at N x K (lb_gemv_rows): the first rule's that
-** says, else 16 for 3- and 4-bit codes and 8 for the others, from the
-** first measurements:
-** - not 4- and 8-bit codes in larger layers: four fragments lost at
-**   14336 x 4096 (a16w4_g128 x1.09, a16w8_channel x1.21) and tied at
-**   4096 x 4096 (a16w8_channel x1.03).
+** says, else 16 for 3- and 4-bit codes and 8 for the others.  Not 32 for
+** 4- and 8-bit codes in larger layers (the first measurements: four
+** fragments lost at 14336 x 4096, a16w4_g128 x1.09, a16w8_channel x1.21,
+** and tied at 4096 x 4096, a16w8_channel x1.03).
 ** Elsewhere as measured on an H100 (2026-11-26, `lowbit bench` against
 ** the GEMM's 9..16 bucket): two fragments for 3- and 4-bit codes
 ** (a16w4_g128 15-22% faster on four shapes, 8192 x 8192 M = 16 29.5

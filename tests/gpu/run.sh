@@ -97,6 +97,20 @@ intree_py() {
 # The steps LOWBIT_RUN_STEPS names (above) decide what runs; tests that
 # are not selected count as passed, and say so in the summary.
 ctest_rc=0 gpu_rc=0 py_rc=0
+# gather NAME SHARES WORD LABEL: the shares' logs NAME.0.log .. into
+# NAME.log, then a line adding up their last lines ("gpu: WORD, C checks,
+# F failure(s)"; a share stopped before its own says so by the count).
+gather() {
+  local p
+  for ((p = 0; p < $2; p++)); do
+    cat "$out/$1.$p.log"
+    rm -f "$out/$1.$p.log"
+  done >"$out/$1.log"
+  awk -v want="$2" -v word="$3" -v label="$4" '
+    $1 == "gpu:" && $2 == word "," { c += $3; f += $5; n++ }
+    END { printf "gpu: %s (%d of %d shares), %d checks, %d failure(s)\n",
+          label, n, want, c, f }' "$out/$1.log" >>"$out/$1.log"
+}
 # The device's arch as lowbit names it (90 for sm_90; empty if unknown).
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
 sm90=0
@@ -171,26 +185,8 @@ if want tests || want tests-sweep || want tests-wg; then
   for p in "${sweep_pids[@]}"; do wait "$p" || gpu_rc=1; done
   [ -n "$stress_pid" ] && { wait $stress_pid || gpu_rc=1; }
   [ -n "$wg_pid" ] && { wait "$wg_pid" || gpu_rc=1; }
-  if want tests; then
-    for ((p = 0; p < gshares; p++)); do
-      cat "$out/gpu.$p.log"
-      rm -f "$out/gpu.$p.log"
-    done >"$out/gpu.log"
-    total=$(awk -v want=$gshares '/^gpu: recipes,/ { c += $3; f += $5; n++ }
-      END { printf "gpu: shipped recipes (%d of %d shares), %d checks, %d failure(s)", n, want, c, f }' \
-      "$out/gpu.log")
-    echo "$total" >>"$out/gpu.log"
-  fi
-  if want tests-sweep; then
-    for ((p = 0; p < shares; p++)); do
-      cat "$out/gpu-sweep.$p.log"
-      rm -f "$out/gpu-sweep.$p.log"
-    done >"$out/gpu-sweep.log"
-    total=$(awk '/^gpu: sweep,/ { c += $3; f += $5; n++ }
-      END { printf "gpu: sweep (%d shares), %d checks, %d failure(s)", n, c, f }' \
-      "$out/gpu-sweep.log")
-    echo "$total" >>"$out/gpu-sweep.log"
-  fi
+  want tests && gather gpu $gshares recipes "shipped recipes"
+  want tests-sweep && gather gpu-sweep $shares sweep sweep
   lap "tests (side by side)"
 fi
 # compute-sanitizer on lowbit's own kernels, driven by test_gpu --case:

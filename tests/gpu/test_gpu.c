@@ -1376,6 +1376,12 @@ done:
   lb_recipe_free(r);
 }
 
+/* Whether job *job (counted on) falls to share part of parts: every
+** parts-th from part, as sweep takes its recipes. */
+static int mine(int *job, int part, int parts) {
+  return (*job)++ % parts == part;
+}
+
 int main(int argc, char **argv) {
   int count = 0, n = 0, i;
   cudaError_t ce;
@@ -1435,19 +1441,19 @@ int main(int argc, char **argv) {
   ** takes every PARTS-th from its PART (run.sh runs the shares side by
   ** side: the float64 reference is on the CPU). */
   for (i = 0; i < n; i++)
-    if (job++ % parts == part) {
+    if (mine(&job, part, parts)) {
       one(ctx, names[i], stream);
       ran++;
     }
   names_first = n > 0 ? names[0] : NULL;
-  if (job++ % parts == part) ring_check(ctx, stream);
-  if (job++ % parts == part) hcl_check(ctx, stream);
-  if (job++ % parts == part) stage_check(ctx, stream);
-  if (job++ % parts == part) dump_check(ctx, names_first);
-  if (job++ % parts == part) tune_check(ctx, names_first);
+  if (mine(&job, part, parts)) ring_check(ctx, stream);
+  if (mine(&job, part, parts)) hcl_check(ctx, stream);
+  if (mine(&job, part, parts)) stage_check(ctx, stream);
+  if (mine(&job, part, parts)) dump_check(ctx, names_first);
+  if (mine(&job, part, parts)) tune_check(ctx, names_first);
   for (i = 0; i < n; i++)   /* the main job's and a cross-word format */
     if ((strstr(names[i], "a16w4_g128") || strstr(names[i], "a16w3_g128")) &&
-        job++ % parts == part)
+        mine(&job, part, parts))
       plans_check(ctx, names[i]);
   lb_ctx_destroy(ctx);
   cudaStreamDestroy(stream);
