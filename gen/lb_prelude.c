@@ -120,11 +120,11 @@ static void emit_weights(lb_buf *b, const lb_format *f) {
 ** to 16 bits.  bf16 with codes below 128: the same with 128.0 (0x4300).
 ** bf16 with 8-bit codes (128 + q would not be exact): each weight is
 ** dequantized in f32 and rounded to bf16 before the MMA. */
-static void emit_pairs(lb_buf *b, const lb_format *f) {
+/* lb_pair_at: two lanes' code i as one A register (with lb_andor). */
+static void emit_pair_at(lb_buf *b, const lb_format *f) {
   const lb_layout lay = f->lay;
-  const lb_dqmode mode = f->mode;
   const unsigned mask = f->mask, magic = f->magic;
-  const int off = f->off, base = f->base, cls16 = f->cls16;
+  const int cls16 = f->cls16;
   lb_buf_printf(b, "// (a & m) | c in one LOP3 (C would spend a second one "
                    "on the two constants).\n"
                    "__device__ __forceinline__ unsigned lb_andor(unsigned a, "
@@ -137,7 +137,7 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
                    "// a0, b0: the lanes' word p = %d i / 32, a1, b1: word p "
                    "+ 1 (where a code may end).\n",
                 lay.bits - 1, 15 + lay.bits,
-                mode == LB_DQM_F32 ? "" : ", OR-ed into the mantissa of the base",
+                f->mode == LB_DQM_F32 ? "" : ", OR-ed into the mantissa of the base",
                 cls16 ? " (class 1 codes: bits 4.. and 20..)" : "", lay.bits);
   lb_buf_puts(b, "__device__ __forceinline__ unsigned lb_pair_at(unsigned a0, "
                  "unsigned a1, unsigned b0,\n"
@@ -185,6 +185,13 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
                   lay.bits, lay.bits, mask | mask << 16, magic,
                   mask | mask << 16, magic);
   }
+}
+
+/* The fold's classes and per-group constants (lb_group), or the f32
+** dequantisation's. */
+static void emit_group(lb_buf *b, const lb_format *f) {
+  const lb_dqmode mode = f->mode;
+  const int off = f->off, base = f->base, cls16 = f->cls16;
   lb_buf_printf(b, "[[maybe_unused]] constexpr bool LB_FOLD = %s;  // scales applied per group "
                    "after the MMA\n", mode == LB_DQM_F32 ? "false" : "true");
   lb_buf_printf(b, "// Classes of code rows: 0, the A value is base + q; 1, "
@@ -209,10 +216,16 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
     lb_buf_printf(b, "  S = s;\n  C[0] = o - %d.0f * s;\n  C[1] = %s;\n"
                      "  (void)s2; (void)b2;\n}\n", base + off, c1);
   }
+}
+
+/* lb_dq2: a pair as the MMA's A register (as it is where the fold
+** applies the scales; else dequantised in f32). */
+static void emit_dq2(lb_buf *b, const lb_format *f) {
+  const int off = f->off;
   lb_buf_puts(b, "// The A register of two codes.\n"
                  "__device__ __forceinline__ unsigned lb_dq2(unsigned p, "
                  "unsigned s2, unsigned b2) {\n");
-  if (mode == LB_DQM_F32)
+  if (f->mode == LB_DQM_F32)
     lb_buf_printf(b, "  const float s = __uint_as_float(s2), "
                      "o = __uint_as_float(b2);\n"
                      "  const float lo = __uint_as_float((p & 0xffffu) | "
@@ -227,6 +240,10 @@ static void emit_pairs(lb_buf *b, const lb_format *f) {
                   8388608 + off, 8388608 + off);
   else
     lb_buf_puts(b, "  (void)s2; (void)b2;\n  return p;\n}\n");
+}
+
+/* LB_ONES and lb_mma, in the activation type. */
+static void emit_mma(lb_buf *b, const lb_format *f) {
   lb_buf_printf(b, "[[maybe_unused]] constexpr unsigned LB_ONES = 0x%08xu;  // two 1.0 in the "
                    "activation type\n",
                 f->act == LB_BF16 ? 0x3f803f80u : 0x3c003c00u);
@@ -331,7 +348,10 @@ static void emit_scales(lb_buf *b, const lb_format *f) {
 void lb_emit_prelude(lb_buf *b, const lb_format *f) {
   emit_types(b, f);
   emit_weights(b, f);
-  emit_pairs(b, f);
+  emit_pair_at(b, f);
+  emit_group(b, f);
+  emit_dq2(b, f);
+  emit_mma(b, f);
   emit_scales(b, f);
   lb_buf_puts(b, lb_tpl_common);
 }
@@ -348,13 +368,11 @@ void lb_emit_prelude(lb_buf *b, const lb_format *f) {
 ** shift, and the first FMA's factor 2^-pos puts it back.  That holds for
 ** every code row of widths up to 4; wider ones shift where it does not.
 ** In f32 mode (bf16, 8-bit codes) the code is always shifted down. */
-void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
+/* lb_crow_of: where code row i sits in its word. */
+static void emit_crow(lb_buf *b, const lb_format *f) {
   const lb_layout lay = f->lay;
-  const unsigned mask2 = f->mask | f->mask << 16;
-  const unsigned sign2 = f->off ? (unsigned)f->off * 0x10001u : 0u;
-  const int bf = f->act == LB_BF16, mb = bf ? 7 : 10;
+  const int mb = f->act == LB_BF16 ? 7 : 10;
   const int keep = f->mode == LB_DQM_F32 ? -1 : mb - lay.bits;
-  const char *t = bf ? "bf16" : "f16";
   lb_buf_printf(b, "// ---- dequantisation before the MMA (this kind) ----\n"
                    "// Where code row i sits: a byte window of its word (PRMT "
                    "selector), the shift\n// that brings it down (sh) or the "
@@ -378,6 +396,13 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                    "          keep && end <= 32 ? at : 0, 64 - end, end > "
                    "32};\n}\n",
                 keep, lay.bits, lay.bits);
+}
+
+/* lb_gpair: two lanes' code row as a pair OR-ed into the base. */
+static void emit_gpair(lb_buf *b, const lb_format *f) {
+  const lb_layout lay = f->lay;
+  const unsigned mask2 = f->mask | f->mask << 16;
+  const unsigned sign2 = f->off ? (unsigned)f->off * 0x10001u : 0u;
   lb_buf_printf(b, "// Code row c of lanes a and b: a's code in bits "
                    "c.pos..c.pos + %d, b's 16 bits\n// higher, OR-ed into the "
                    "base%s.\n"
@@ -405,6 +430,12 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                    "      \"r\"(0x%08xu ^ 0x%08xu << c.pos));\n"
                    "  return d;\n}\n",
                 mask2, f->magic, sign2);
+}
+
+/* lb_wgroup and lb_w2: a group's operands, and a pair dequantised. */
+static void emit_w2(lb_buf *b, const lb_format *f) {
+  const int bf = f->act == LB_BF16, mb = bf ? 7 : 10;
+  const char *t = bf ? "bf16" : "f16";
   lb_buf_puts(b, "// A group's scale s and offset o (w = q s + o) as the "
                  "operands of lb_w2.\n"
                  "__device__ __forceinline__ void lb_wgroup(float s, float o, "
@@ -443,4 +474,10 @@ void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
                   t, t, f->base, f->off,
                   bf ? 127 : 15, mb, bf ? 134 : 25, mb, (unsigned)f->off,
                   bf ? "bf16x2" : "f16x2", bf ? "bf16x2" : "f16x2");
+}
+
+void lb_emit_prelude_w16(lb_buf *b, const lb_format *f) {
+  emit_crow(b, f);
+  emit_gpair(b, f);
+  emit_w2(b, f);
 }
