@@ -109,6 +109,130 @@ static void say_split(char *buf, size_t len, int ways, const char *where) {
 /* The kernel m rows use: kind, block, and its plan in words into text
 ** (len bytes; *need: the bytes the whole text takes).  fn names the
 ** caller in messages. */
+/* describe's text of the GEMV's plan for m rows; *w: its length. */
+static lb_status describe_gemv(const lb_recipe *r, int n, int k, int m,
+                               int sms, lb_kernel_desc *out, char *text,
+                               size_t len, int *wout) {
+  lb_gemv_cfg c;
+  lb_status st;
+  int w;
+  char fold[48] = "", fst[32] = "", more[48] = "", xs[96], frags[96];
+  if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
+                         "LOWBIT_PLAN", &c)) != LB_OK)
+    return st;
+  snprintf(out->kind, sizeof out->kind, "gemv");
+  if (lb_gemv_xs_most(&c) > c.xs_m)   /* (lb_gemv_xs_rows may add rows) */
+    snprintf(more, sizeof more, " (up to %d where the device has room)",
+             lb_gemv_xs_most(&c));
+  if (c.xs_m > 0)
+    snprintf(xs, sizeof xs, "x resident up to m = %d%s", c.xs_m, more);
+  else
+    snprintf(xs, sizeof xs, "x from global memory");
+  if (c.fold > 1)
+    snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
+             c.warps * c.fold, c.split * c.fold);
+  if (c.fstages != c.stages)
+    snprintf(fst, sizeof fst, " (before sm_90 %d)", c.fstages);
+  if (c.slices > 1)
+    snprintf(frags, sizeof frags, ", %d..%d rows as %d rows of blocks "
+             "(slices), 8 each", LB_MAX_M * c.slices / 2 + 1,
+             LB_MAX_M * c.slices, c.slices);
+  else if (c.hcl > 0)   /* (1 and 2..8 rows apart; pcl: 2..8's) */
+    snprintf(frags, sizeof frags, c.pcl > 0
+             ? ", for 2..8 rows (hcl; 1 row runs another kernel)"
+             : ", for 1 row (2..8 run in clusters of %d: hcl)", c.hcl);
+  else
+    snprintf(frags, sizeof frags, "%s",
+             c.nf == 4   ? ", four fragments of x (17..32 rows)"
+             : c.nf == 2 ? ", two fragments of x (9..16 rows)"
+                         : "");
+  w = snprintf(text, len,
+               "%d block(s) of %d warps, split %d%s, cluster %d%s, %d "
+               "stage(s)%s%s, %s%s", c.grid, c.warps,
+               c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
+               fold, c.stages, fst, c.lazy ? " (lazy)" : "", xs, frags);
+  {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
+      ** the 99 KB parts come before sm_90 and run the folded one */
+    int t;
+    lb_gemv_block(&c, 90, &out->threads, &out->smem_hi);
+    lb_gemv_block(&c, 89, &t, &out->smem_lo);
+  }
+  *wout = w;
+  return LB_OK;
+}
+
+/* The same of the GEMM bucket that takes m rows. */
+static lb_status describe_gemm(const lb_recipe *r, int n, int k, int m,
+                               int sms, lb_kernel_desc *out, char *text,
+                               size_t len, int *wout) {
+  lb_gemm_plans p;
+  const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
+  const int b = lb_gemm_bucket(m);
+  lb_status st;
+  int w;
+  char split[48] = "", small[96] = "", hopper[256] = "", apart[160] = "";
+  if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
+                         "LOWBIT_GEMM", &p)) != LB_OK)
+    return st;
+  snprintf(out->kind, sizeof out->kind, "gemm");
+  {
+    const int sp = lb_gemm_splits(c, m, sms);
+    say_split(split, sizeof split, sp,
+              !wg->wg && lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
+                                                  : "with a work space");
+  }
+  /* the 99 KB parts' plan: what differs */
+  if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
+      lo->sres != c->sres) {
+    char bn[24] = "";
+    if (lo->bn != c->bn) snprintf(bn, sizeof bn, ", %d channels", lo->bn);
+    snprintf(small, sizeof small, "; 99 KB parts: %d code rows, %d "
+             "stages%s%s", lo->r, lo->stages, bn,
+             lo->sres == c->sres ? ""
+             : lo->sres          ? ", scales resident"
+                                 : ", scales not resident");
+  }
+  /* sm_90's plan where it is wgmma's, with its own split and block (the
+  ** desc's threads and smem_hi are the mma.sync plan's) */
+  if (wg->wg) {
+    const int wsp = lb_gemm_splits(wg, m, sms);
+    char wsplit[48] = "";
+    say_split(wsplit, sizeof wsplit, wsp,
+              lb_gemm_cluster(wg, wsp) ? "in a cluster" : "with a work space");
+    snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d tiles, %d x %d "
+             "warpgroups, %d code rows, %d stages%s%s, %d threads, %d "
+             "bytes of shared memory", wg->bm, wg->bn, wg->warps_n / 4,
+             wg->warps_k, wg->r, wg->stages, wg->tm ? ", x by TMA" : "",
+             wsplit, wg->threads, wg->smem);
+  }
+  /* the last rows apart (lb_gemm_tail; lb_op_run also wants both
+  ** kernels planned) */
+  {
+    const int t = lb_gemm_tail(c, m), tw = lb_gemm_tail(wg, m);
+    if (t == tw && t > 0)
+      snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
+               "their own kernel (lb_op_tail)", m - t, t);
+    else if (t > 0)
+      snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
+               "their own kernel (lb_op_tail; sm_90: %s)", m - t, t,
+               tw ? "other rows" : "one launch");
+    else if (tw > 0)
+      snprintf(apart, sizeof apart, "; on sm_90 runs %d rows, then the "
+               "last %d on their own kernel (lb_op_tail)", m - tw, tw);
+  }
+  w = snprintf(text, len,
+               "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
+               "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s%s",
+               b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
+               c->stages, c->sres ? ", scales resident" : "", split, small,
+               hopper, apart);
+  out->threads = c->threads;
+  out->smem_hi = c->smem;
+  out->smem_lo = lo->smem;
+  *wout = w;
+  return LB_OK;
+}
+
 static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
                           const char *fn, lb_kernel_desc *out, char *text,
                           size_t len, size_t *need) {
@@ -117,113 +241,10 @@ static lb_status describe(const lb_recipe *r, int n, int k, int m, int sms,
   memset(out, 0, sizeof *out);
   if (r == NULL) return lb_fail(LB_EARG, "%s: recipe is NULL", fn);
   if ((st = check_m(m, fn)) != LB_OK) return st;
-  if (m <= reach(r, n, k)) {
-    lb_gemv_cfg c;
-    char fold[48] = "", fst[32] = "", more[48] = "", xs[96], frags[96];
-    if ((st = lb_plan_gemv(r, n, k, m, sms, getenv("LOWBIT_PLAN"),
-                           "LOWBIT_PLAN", &c)) != LB_OK)
-      return st;
-    snprintf(out->kind, sizeof out->kind, "gemv");
-    if (lb_gemv_xs_most(&c) > c.xs_m)   /* (lb_gemv_xs_rows may add rows) */
-      snprintf(more, sizeof more, " (up to %d where the device has room)",
-               lb_gemv_xs_most(&c));
-    if (c.xs_m > 0)
-      snprintf(xs, sizeof xs, "x resident up to m = %d%s", c.xs_m, more);
-    else
-      snprintf(xs, sizeof xs, "x from global memory");
-    if (c.fold > 1)
-      snprintf(fold, sizeof fold, " (before sm_90 %d warps, split %d)",
-               c.warps * c.fold, c.split * c.fold);
-    if (c.fstages != c.stages)
-      snprintf(fst, sizeof fst, " (before sm_90 %d)", c.fstages);
-    if (c.slices > 1)
-      snprintf(frags, sizeof frags, ", %d..%d rows as %d rows of blocks "
-               "(slices), 8 each", LB_MAX_M * c.slices / 2 + 1,
-               LB_MAX_M * c.slices, c.slices);
-    else if (c.hcl > 0)   /* (1 and 2..8 rows apart; pcl: 2..8's) */
-      snprintf(frags, sizeof frags, c.pcl > 0
-               ? ", for 2..8 rows (hcl; 1 row runs another kernel)"
-               : ", for 1 row (2..8 run in clusters of %d: hcl)", c.hcl);
-    else
-      snprintf(frags, sizeof frags, "%s",
-               c.nf == 4   ? ", four fragments of x (17..32 rows)"
-               : c.nf == 2 ? ", two fragments of x (9..16 rows)"
-                           : "");
-    w = snprintf(text, len,
-                 "%d block(s) of %d warps, split %d%s, cluster %d%s, %d "
-                 "stage(s)%s%s, %s%s", c.grid, c.warps,
-                 c.split, c.rsplit ? " (a tile's code rows)" : "", c.cluster,
-                 fold, c.stages, fst, c.lazy ? " (lazy)" : "", xs, frags);
-    {   /* sm_90's block (a 160 KB part's, as sm_80's when nothing folds);
-        ** the 99 KB parts come before sm_90 and run the folded one */
-      int t;
-      lb_gemv_block(&c, 90, &out->threads, &out->smem_hi);
-      lb_gemv_block(&c, 89, &t, &out->smem_lo);
-    }
-  } else {
-    lb_gemm_plans p;
-    const lb_gemm_cfg *c = &p.hi, *lo = &p.lo, *wg = &p.wg;
-    const int b = lb_gemm_bucket(m);
-    char split[48] = "", small[96] = "", hopper[256] = "", apart[160] = "";
-    if ((st = lb_plan_gemm(r, n, k, b, sms, getenv("LOWBIT_GEMM"),
-                           "LOWBIT_GEMM", &p)) != LB_OK)
-      return st;
-    snprintf(out->kind, sizeof out->kind, "gemm");
-    {
-      const int sp = lb_gemm_splits(c, m, sms);
-      say_split(split, sizeof split, sp,
-                !wg->wg && lb_gemm_cluster(wg, sp) ? "(sm_90: in a cluster)"
-                                                    : "with a work space");
-    }
-    /* the 99 KB parts' plan: what differs */
-    if (lo->r != c->r || lo->stages != c->stages || lo->bn != c->bn ||
-        lo->sres != c->sres) {
-      char bn[24] = "";
-      if (lo->bn != c->bn) snprintf(bn, sizeof bn, ", %d channels", lo->bn);
-      snprintf(small, sizeof small, "; 99 KB parts: %d code rows, %d "
-               "stages%s%s", lo->r, lo->stages, bn,
-               lo->sres == c->sres ? ""
-               : lo->sres          ? ", scales resident"
-                                   : ", scales not resident");
-    }
-    /* sm_90's plan where it is wgmma's, with its own split and block (the
-    ** desc's threads and smem_hi are the mma.sync plan's) */
-    if (wg->wg) {
-      const int wsp = lb_gemm_splits(wg, m, sms);
-      char wsplit[48] = "";
-      say_split(wsplit, sizeof wsplit, wsp,
-                lb_gemm_cluster(wg, wsp) ? "in a cluster" : "with a work space");
-      snprintf(hopper, sizeof hopper, "; sm_90 wgmma: %d x %d tiles, %d x %d "
-               "warpgroups, %d code rows, %d stages%s%s, %d threads, %d "
-               "bytes of shared memory", wg->bm, wg->bn, wg->warps_n / 4,
-               wg->warps_k, wg->r, wg->stages, wg->tm ? ", x by TMA" : "",
-               wsplit, wg->threads, wg->smem);
-    }
-    /* the last rows apart (lb_gemm_tail; lb_op_run also wants both
-    ** kernels planned) */
-    {
-      const int t = lb_gemm_tail(c, m), tw = lb_gemm_tail(wg, m);
-      if (t == tw && t > 0)
-        snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
-                 "their own kernel (lb_op_tail)", m - t, t);
-      else if (t > 0)
-        snprintf(apart, sizeof apart, "; runs %d rows, then the last %d on "
-                 "their own kernel (lb_op_tail; sm_90: %s)", m - t, t,
-                 tw ? "other rows" : "one launch");
-      else if (tw > 0)
-        snprintf(apart, sizeof apart, "; on sm_90 runs %d rows, then the "
-                 "last %d on their own kernel (lb_op_tail)", m - tw, tw);
-    }
-    w = snprintf(text, len,
-                 "bucket %d: %d x %d tiles, warps %d x %d x %d (rows, "
-                 "channels, K), %d code rows a sub-stage, %d stages%s%s%s%s%s",
-                 b, c->bm, c->bn, c->warps_m, c->warps_n, c->warps_k, c->r,
-                 c->stages, c->sres ? ", scales resident" : "", split, small,
-                 hopper, apart);
-    out->threads = c->threads;
-    out->smem_hi = c->smem;
-    out->smem_lo = lo->smem;
-  }
+  st = m <= reach(r, n, k)
+           ? describe_gemv(r, n, k, m, sms, out, text, len, &w)
+           : describe_gemm(r, n, k, m, sms, out, text, len, &w);
+  if (st != LB_OK) return st;
   if (w < 0) return lb_fail(LB_EARG, "%s: the plan's text", fn);
   if (need) *need = (size_t)w + 1;
   return LB_OK;
