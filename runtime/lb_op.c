@@ -1188,7 +1188,12 @@ static lb_status fire(const lb_op *op, lb_part *p, const lb_weights *w,
     const long long most = 8LL * op->c->sms;
     int splits = (int)p->gz;
     void *sargs[5] = {&p->ws, &bias, &p->y, &p->m, &splits};
-    rc = launch(op, op->overlap, p->sum, (unsigned)((quads + 255) / 256 < most
+    /* with PDL wherever the device has it, overlap or not: the GEMM
+    ** lets it start once its blocks are past their loops (lb_let_next),
+    ** and it waits there for their stores (lb_wait_prior) */
+    const int pdl = op->overlap ||
+                    (op->c->arch >= 90 && op->cu->LaunchKernelEx != NULL);
+    rc = launch(op, pdl, p->sum, (unsigned)((quads + 255) / 256 < most
                                            ? (quads + 255) / 256 : most),
                 1, 1, 1, 256, 0, stream, sargs);
   }
