@@ -7,7 +7,8 @@
 
 #include "lb_err.h"
 
-static _Thread_local char errmsg[1024];
+/* (room for a recipe file name of 4095 bytes and its message) */
+static _Thread_local char errmsg[8192];
 
 lb_status lb_fail(lb_status st, const char *fmt, ...) {
   va_list ap;

@@ -117,6 +117,18 @@ int lb_dtype_size(lb_dtype t) { return t == LB_F32 ? 4 : 2; }
 const char *lb_dequant_text(lb_dequant d) { return dequant_texts[d]; }
 const char *lb_section_name(lb_section s) { return section_names[s]; }
 
+/* The string at idx, refused where it holds a NUL byte: compared as a C
+** string, "f16\0junk" would pass for "f16" and a field named "bits\0x"
+** for bits. */
+static const char *plain(lua_State *L, int idx, const char *what) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  if (s != NULL && strlen(s) != n)
+    luaL_error(L, "%s: a string with a NUL byte in it ('%s' then %d more "
+               "bytes)", what, s, (int)(n - strlen(s)));
+  return s;
+}
+
 static int find(const char *s, const char *const list[]) {
   int i;
   for (i = 0; list[i]; i++)
@@ -171,7 +183,7 @@ static void known_fields(lua_State *L, const char *sec,
     if (lua_type(L, -2) != LUA_TSTRING)
       luaL_error(L, "%s: fields are named (like bits = 4), got a %s key",
                  sec, luaL_typename(L, -2));
-    if (find(lua_tostring(L, -2), known) < 0) {
+    if (find(plain(L, -2, sec), known) < 0) {
       /* joined() pushes: take the key first */
       const char *key = lua_tostring(L, -2);
       const char *list = joined(L, known);
@@ -206,7 +218,8 @@ static int int_field(lua_State *L, const char *sec, const char *f, int def,
     luaL_error(L, "%s.%s must be an integer, got %s", sec, f,
                lua_tostring(L, -1));
   if (v < lo || v > hi)
-    luaL_error(L, "%s.%s must be in %d..%d, got %d", sec, f, lo, hi, (int)v);
+    luaL_error(L, "%s.%s must be in %d..%d, got %I", sec, f, lo, hi,
+               (LUAI_UACINT)v);   /* (whole: a cast would wrap it) */
   lua_pop(L, 1);
   return (int)v;
 }
@@ -245,7 +258,8 @@ static int str_field(lua_State *L, const char *sec, const char *f,
     if (lua_type(L, -1) != LUA_TSTRING)
       luaL_error(L, "%s.%s must be a string, got %s", sec, f,
                  luaL_typename(L, -1));
-    s = lua_tostring(L, -1);
+    snprintf(what, sizeof what, "%s.%s", sec, f);
+    s = plain(L, -1, what);
   } else {
     lua_pushnil(L);
   }
@@ -279,8 +293,8 @@ static const char *const act_ok[] = {"f16", "bf16", NULL};
 
 static int s_activations(lua_State *L) {
   lb_recipe *r = begin(L, LB_S_ACT, LUA_TSTRING);
-  r->act = (lb_dtype)choice(L, "activations", lua_tostring(L, 1), act_ok,
-                            act_later);
+  r->act = (lb_dtype)choice(L, "activations", plain(L, 1, "activations"),
+                            act_ok, act_later);
   return 0;
 }
 
@@ -306,7 +320,7 @@ static int s_scales(lua_State *L) {
     luaL_error(L, "scales: field 'group' is required (a multiple of 32, "
                "or \"channel\")");
   if (lua_type(L, -1) == LUA_TSTRING) {
-    if (strcmp(lua_tostring(L, -1), "channel") != 0)
+    if (strcmp(plain(L, -1, "scales.group"), "channel") != 0)
       luaL_error(L, "scales.group must be a multiple of 32 or \"channel\", "
                  "got '%s'", lua_tostring(L, -1));
     r->group = 0;
@@ -338,7 +352,7 @@ static int s_zeros(lua_State *L) {
 
 static int s_dequant(lua_State *L) {
   lb_recipe *r = begin(L, LB_S_DEQUANT, LUA_TSTRING);
-  r->dequant = (lb_dequant)choice(L, "dequant", lua_tostring(L, 1),
+  r->dequant = (lb_dequant)choice(L, "dequant", plain(L, 1, "dequant"),
                                   dequant_texts, NULL);
   return 0;
 }
@@ -347,7 +361,7 @@ static int s_accumulator(lua_State *L) {
   static const char *const ok[] = {"f32", NULL};
   static const char *const later[] = {"f16", "s32", NULL};
   lb_recipe *r = begin(L, LB_S_ACC, LUA_TSTRING);
-  choice(L, "accumulator", lua_tostring(L, 1), ok, later);
+  choice(L, "accumulator", plain(L, 1, "accumulator"), ok, later);
   r->acc = LB_F32;
   return 0;
 }
@@ -355,7 +369,7 @@ static int s_accumulator(lua_State *L) {
 static int s_output(lua_State *L) {
   static const char *const later[] = {"s8", "s32", NULL};
   lb_recipe *r = begin(L, LB_S_OUTPUT, LUA_TSTRING);
-  r->out = (lb_dtype)choice(L, "output", lua_tostring(L, 1), dtype_names,
+  r->out = (lb_dtype)choice(L, "output", plain(L, 1, "output"), dtype_names,
                             later);
   return 0;
 }
@@ -554,25 +568,29 @@ static lb_status finish(lb_recipe *r, const char *file, int last) {
   return LB_OK;
 }
 
-/* Whether msg begins with a position in the chunk: the file as given, or
-** as Lua writes a name longer than LUA_IDSIZE - 1 with its '@': "..."
-** and the tail (luaO_chunkid). */
-static int has_position(const char *msg, const char *file) {
+/* Where msg begins with a position in the chunk, the bytes of its name:
+** the file as given, or as Lua writes a name longer than LUA_IDSIZE - 1
+** with its '@': "..." and the tail (luaO_chunkid); else 0. */
+static size_t position(const char *msg, const char *file) {
   size_t n = strlen(file);
   const size_t keep = LUA_IDSIZE - 4;
-  if (strncmp(msg, file, n) == 0 && msg[n] == ':') return 1;
+  if (strncmp(msg, file, n) == 0 && msg[n] == ':') return n;
   if (n + 1 <= LUA_IDSIZE) return 0;
   return strncmp(msg, "...", 3) == 0 &&
-         strncmp(msg + 3, file + n - keep, keep) == 0 && msg[3 + keep] == ':';
+                 strncmp(msg + 3, file + n - keep, keep) == 0 &&
+                 msg[3 + keep] == ':'
+             ? 3 + keep
+             : 0;
 }
 
-/* Some Lua errors carry no position (those raised inside C functions,
-** like string.rep's "resulting string too large" or next's "invalid key",
-** and the parser's C stack overflow): give them the last line run. */
-static lb_status lua_message(const char *msg, const char *chunkname,
-                             const lb_recipe *r, int line) {
-  if (has_position(msg, chunkname) || has_position(msg, r->file))
-    return lb_fail(LB_ERECIPE, "%s", msg);
+/* Lua's message with the file's name in full, as given (the docs promise
+** the path, and a tail may end inside a directory's name).  Some Lua
+** errors carry no position (those raised inside C functions, like
+** string.rep's "resulting string too large" or next's "invalid key", and
+** the parser's C stack overflow): they get the last line run. */
+static lb_status lua_message(const char *msg, const lb_recipe *r, int line) {
+  const size_t at = position(msg, r->file);
+  if (at > 0) return lb_fail(LB_ERECIPE, "%s%s", r->file, msg + at);
   return lb_fail(LB_ERECIPE, "%s:%d: %s", r->file, line ? line : 1, msg);
 }
 
@@ -586,6 +604,9 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
   if (out) *out = NULL;
   if (chunkname == NULL || text == NULL || out == NULL)
     return lb_fail(LB_EARG, "lb_recipe_load_text: null argument");
+  if (strlen(chunkname) >= sizeof r->file)   /* (messages name it whole) */
+    return lb_fail(LB_EARG, "lb_recipe_load_text: a name of %zu bytes; at "
+                   "most %zu", strlen(chunkname), sizeof r->file - 1);
   r = calloc(1, sizeof *r);
   if (r == NULL) return lb_fail(LB_EMEM, "%s: no memory", chunkname);
   snprintf(r->file, sizeof r->file, "%s", chunkname);
@@ -611,7 +632,7 @@ lb_status lb_recipe_load_text(const char *chunkname, const char *text,
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe used more than %u MiB of memory",
                  r->file, sb.line ? sb.line : 1, MEM_LIMIT >> 20);
   else if (rc != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
-    st = lua_message(lua_tostring(L, -1), chunkname, r, sb.line);
+    st = lua_message(lua_tostring(L, -1), r, sb.line);
   else if (rc != LUA_OK)
     st = lb_fail(LB_ERECIPE, "%s:%d: recipe raised an error that is not a "
                  "string (a %s)", r->file, sb.line ? sb.line : 1,

@@ -26,7 +26,7 @@ typedef enum lb_section {
 
 struct lb_recipe {
   char name[64];
-  char file[256];      /* file name as given, for messages and comments */
+  char file[4096];     /* file name as given, for messages and comments */
   lb_dtype act;        /* activations */
   int bits;            /* weights.bits, 1..8 */
   int is_signed;       /* weights.signed */

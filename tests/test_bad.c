@@ -68,34 +68,112 @@ static const char good_text[] =
     "dequant \"q * s + z\"\n";
 
 /* Lua shortens a long chunk name in the positions it writes ("..." and
-** the tail): such a message has its position and gets no second one; a
-** message without one gets the name in full. */
+** the tail, which may end inside a directory's name): every message names
+** the file in full, as given, once, whoever made it (Lua's parser, an
+** error in a C function, the loader's own checks); past 255 bytes too (the
+** name was cut there until 2026-12-02), and up to 4095. */
 static void long_name_cases(void) {
-  static const char *const texts[] = {
-    "name \"x\"\nerror(\"boom\")\n", "name \"x\"\nlocal = 1\n",
-    "name \"x\"\nlocal s = string.rep(\"ab\", 2^40)\n"
+  static const struct { const char *text, *want; } cases[] = {
+    {"name \"x\"\nerror(\"boom\")\n", ":2: boom"},
+    {"name \"x\"\nlocal = 1\n", ":2: <name> expected near '='"},
+    {"name \"x\"\nlocal s = string.rep(\"ab\", 2^40)\n",
+     ":2: resulting string too large"},
+    {"name \"x\"\nweights { bits = 4 }\n", ":2: recipe has no"},
   };
-  char name[200], tail[128], want[256];
+  static const size_t lens[] = {150, 300, 4000};
+  char name[4200], want[4300];
+  lb_recipe *r = NULL;
+  size_t i, l;
+  for (l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+    for (i = 0; i < lens[l]; i++) name[i] = i % 61 == 60 ? '/' : 'd';
+    memcpy(name + lens[l], "/long.lua", 10);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      const char *msg;
+      lb_status st = lb_recipe_load_text(name, cases[i].text,
+                                         strlen(cases[i].text), &r);
+      msg = lb_errmsg();
+      snprintf(want, sizeof want, "%s%s", name, cases[i].want);
+      if (st != LB_ERECIPE || strncmp(msg, want, strlen(want)) != 0) {
+        printf("FAIL long name (%zu bytes) %zu: status %s, message \"%.200s"
+               "...\"\n", strlen(name), i, lb_status_name(st), msg);
+        failures++;
+      } else {
+        printf("ok   long name (%zu bytes) %zu: ...%s\n", strlen(name), i,
+               msg + strlen(name) - 9);
+      }
+      lb_recipe_free(r);
+    }
+  }
+  memset(name, 'd', 4096);
+  name[4096] = '\0';
+  if (lb_recipe_load_text(name, good_text, sizeof good_text - 1, &r) !=
+          LB_EARG ||
+      strstr(lb_errmsg(), "4096 bytes") == NULL) {
+    printf("FAIL a 4096-byte name not refused: %s\n", lb_errmsg());
+    failures++;
+  }
+}
+
+/* Values a C comparison would misread: a string with a NUL byte in it
+** passed as the text before it ("f16\0junk" as f16, a field "bits\0x"
+** as bits), and an integer past int's range was reported wrapped (bits =
+** 2^32 + 4 "got 4"). */
+static void exact_value_cases(void) {
+  static const struct { const char *text; size_t len; const char *want; }
+      cases[] = {
+#define T(s) s, sizeof s - 1
+    {T("name \"x\"\nactivations \"f16\\0junk\"\n"),
+     "v.lua:2: activations: a string with a NUL byte in it ('f16' then 5"},
+    {T("name \"x\"\nactivations \"f16\0junk\"\n"),
+     "v.lua:2: activations: a string with a NUL byte in it ('f16' then 5"},
+    {T("name \"x\"\nweights { bits = 4, [\"bits\\0x\"] = 9 }\n"),
+     "v.lua:2: weights: a string with a NUL byte in it ('bits' then 2"},
+    {T("name \"x\"\nscales { group = \"channel\\0\" }\n"),
+     "v.lua:2: scales.group: a string with a NUL byte in it"},
+    {T("name \"x\"\nweights { bits = 4294967300 }\n"),
+     "v.lua:2: weights.bits must be in 1..8, got 4294967300"},
+    {T("name \"x\"\nscales { group = -4294967264 }\n"),
+     "v.lua:2: scales.group must be in 32..1048576, got -4294967264"},
+    {T("name \"x\"\nweights { bits = math.mininteger }\n"),
+     "got -9223372036854775808"},
+#undef T
+  };
   lb_recipe *r = NULL;
   size_t i;
-  memset(name, 'd', 150);
-  memcpy(name + 150, "/long.lua", 10);
-  snprintf(tail, sizeof tail, "...%s:2: ", name + 150 - 47);
-  snprintf(want, sizeof want, "%s:2: resulting string too large", name);
-  for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-    const char *msg;
-    lb_status st = lb_recipe_load_text(name, texts[i], strlen(texts[i]), &r);
-    msg = lb_errmsg();
-    if (st != LB_ERECIPE ||
-        (i < 2 ? strncmp(msg, tail, strlen(tail)) : strcmp(msg, want)) != 0) {
-      printf("FAIL long name %zu: status %s, message \"%s\"\n", i,
-             lb_status_name(st), msg);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lb_status st = lb_recipe_load_text("v.lua", cases[i].text, cases[i].len,
+                                       &r);
+    if (st != LB_ERECIPE || r != NULL ||
+        strstr(lb_errmsg(), cases[i].want) == NULL) {
+      printf("FAIL value %zu: status %s, message \"%s\", expected \"%s\"\n",
+             i, lb_status_name(st), lb_errmsg(), cases[i].want);
       failures++;
     } else {
-      printf("ok   long name %zu: %s\n", i, msg);
+      printf("ok   value %zu: %s\n", i, lb_errmsg());
     }
     lb_recipe_free(r);
   }
+}
+
+/* A file's name goes into the generated source's comments: a newline in
+** it would end the comment and put the rest in the code. */
+static void name_in_source_case(void) {
+  static const char name[] = "/tmp/inj\n#error INJECTED\nint x = \\\n.lua";
+  lb_recipe *r = NULL;
+  char *src = NULL;
+  int ok = lb_recipe_load_text(name, good_text, sizeof good_text - 1, &r) ==
+               LB_OK &&
+           lb_generate(r, 256, 256, 132, &src) == LB_OK;
+  if (!ok || strstr(src, "\n#error") != NULL ||
+      strstr(src, "(inj?#error INJECTED?int x = ??.lua)") == NULL) {
+    printf("FAIL a newline in the file's name: %s\n",
+           ok ? "reaches the source" : lb_errmsg());
+    failures++;
+  } else {
+    printf("ok   a newline in the file's name stays in the comment\n");
+  }
+  lb_free(src);
+  lb_recipe_free(r);
 }
 
 /* Inline cases through lb_recipe_load_text, including one that must load:
@@ -139,6 +217,8 @@ static void inline_cases(void) {
     }
   }
   long_name_cases();
+  exact_value_cases();
+  name_in_source_case();
   if (lb_recipe_load_text(NULL, "x", 1, &r) != LB_EARG ||
       lb_recipe_load_text("a", NULL, 1, &r) != LB_EARG ||
       lb_recipe_load_text("a", "x", 1, NULL) != LB_EARG ||
