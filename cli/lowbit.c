@@ -998,7 +998,10 @@ static int cache_list(void) {
     struct tm tm;
     if (localtime_r(&t, &tm))
       strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-    snprintf(arch, sizeof arch, "%s_%d", c->ptx ? "ptx" : "sm", c->arch);
+    if (c->arch > 0)   /* (0: a header that does not say, or a damaged one) */
+      snprintf(arch, sizeof arch, "%s_%d", c->ptx ? "ptx" : "sm", c->arch);
+    else
+      snprintf(arch, sizeof arch, "?");
     if (c->sms) snprintf(sms, sizeof sms, "%d", c->sms);
     printf("%-20s %9llu  %-*s %8d %8d %6s  %-*s %4s  %-19s  %s\n", c->file,
            (unsigned long long)c->bytes, wr, c->recipe, c->n, c->k, arch, wk,
