@@ -130,9 +130,8 @@ static void emit_head(lb_buf *b, const lb_recipe *r, int n, int k, int sms,
     "// The shape is part of the kernel: addresses become immediates and\n"
     "// the code for a partial tile or block goes where none exists.\n"
     "constexpr int LB_N = %d, LB_K = %d;\n\n",
-    r->name, file, span, strcmp(r->file, "stdin") ? file : "-", n, k, mopt,
-    sms,
-    strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
+    r->name, file, span, strcmp(r->file, "stdin") ? file : "-", n, k,
+    mopt, sms, strcmp(r->file, "stdin") ? "" : " < RECIPE", n, k, sms,
     cfg->grid, cfg->warps, cfg->split, cfg->stages,
     cfg->fstages != cfg->stages ? " on sm_90 (LB_STAGES)" : "", rows, n, k);
 }
