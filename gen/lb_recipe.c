@@ -254,16 +254,14 @@ static int str_field(lua_State *L, const char *sec, const char *f,
   char what[64];
   const char *s = def;
   int v;
+  snprintf(what, sizeof what, "%s.%s", sec, f);
   if (field(L, f)) {
     if (lua_type(L, -1) != LUA_TSTRING)
-      luaL_error(L, "%s.%s must be a string, got %s", sec, f,
-                 luaL_typename(L, -1));
-    snprintf(what, sizeof what, "%s.%s", sec, f);
+      luaL_error(L, "%s must be a string, got %s", what, luaL_typename(L, -1));
     s = plain(L, -1, what);
   } else {
     lua_pushnil(L);
   }
-  snprintf(what, sizeof what, "%s.%s", sec, f);
   v = choice(L, what, s, ok, later);
   lua_pop(L, 1);
   return v;
