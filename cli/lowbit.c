@@ -65,12 +65,22 @@ static void say(const char *fmt, ...) {
 }
 
 /* A library message without the library function it starts with
-** ("lb_sizes_of: k = 100 ..."): the user called none. */
+** ("lb_sizes_of: k = 100 ..."): the user called none.  Control bytes but
+** newlines and tabs as '?': a recipe's error() text, or a file's name,
+** would otherwise reach the terminal as its escape sequences. */
 static const char *plain(const char *m) {
-  size_t n;
-  if (strncmp(m, "lb_", 3) != 0) return m;
-  n = 3 + strspn(m + 3, "abcdefghijklmnopqrstuvwxyz0123456789_");
-  return strncmp(m + n, ": ", 2) == 0 ? m + n + 2 : m;
+  static char shown[8192];
+  size_t n, i;
+  if (strncmp(m, "lb_", 3) == 0) {
+    n = 3 + strspn(m + 3, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    if (strncmp(m + n, ": ", 2) == 0) m += n + 2;
+  }
+  for (i = 0; m[i] && i + 1 < sizeof shown; i++) {
+    const unsigned char c = (unsigned char)m[i];
+    shown[i] = (c < ' ' && c != '\n' && c != '\t') || c == 0x7f ? '?' : m[i];
+  }
+  shown[i] = '\0';
+  return shown;
 }
 
 static const char usage_tail[] =
@@ -199,6 +209,8 @@ static const char *int_why(const char *s, long max, int *v) {
   char *end;
   long x;
   errno = 0;
+  if (*s < '0' || *s > '9')   /* (strtol would take " 32" and "+32") */
+    return "not a positive integer";
   x = strtol(s, &end, 10);
   if (*s == '\0' || *end != '\0' || x <= 0 ||
       (errno == ERANGE && x != LONG_MAX))

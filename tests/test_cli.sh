@@ -85,6 +85,13 @@ expect "integer too large" 2 "--n 4294967296: too large (n * k must be below 2^3
 expect "integer overflowing long" 2 "too large" $none "$lowbit" gen "$r" --k 99999999999999999999999
 expect "not an integer" 2 "--n abc: not a positive integer" $none "$lowbit" gen "$r" --n abc
 expect "negative integer" 2 "--n -5: not a positive integer" $none "$lowbit" gen "$r" --n -5
+# digits only: strtol alone took " 32" and "+4" but not "32 " (until 2026-12-02)
+expect "integer with a space" 2 "--n  32: not a positive integer" $none "$lowbit" gen "$r" --n " 32"
+expect "integer with a plus" 2 "--m +4: not a positive integer" $none "$lowbit" gen "$r" --m +4
+# a recipe's error text reaches the terminal without its control bytes
+printf 'name "x"\nerror("a\\27[31mred")\n' >"$tmp/esc.lua"
+expect "control bytes in a message" 1 "esc.lua:2: a?[31mred" $none "$lowbit" check "$tmp/esc.lua"
+if grep -q "$(printf '\033')" "$tmp/out"; then fail "an escape byte reached the output"; else echo "ok   no escape byte in the output"; fi
 expect "arch sm_90a" 2 "'sm_90a' is not a supported arch spelling" $none "$lowbit" compile "$r" --arch sm_90a
 expect "arch 90,sm_8x" 2 "'sm_8x' is not a supported arch spelling" $none "$lowbit" compile "$r" --arch 90,sm_8x
 expect "arch sm_75" 2 "'sm_75': lowbit needs sm_80" $none "$lowbit" compile "$r" --arch sm_75
