@@ -56,3 +56,11 @@ char *lb_buf_take(lb_buf *b) {
 }
 
 void lb_buf_free(lb_buf *b) { free(b->p); lb_buf_init(b); }
+
+void lb_comment_text(const char *s, char *out, size_t len) {
+  size_t i;
+  if (len == 0) return;
+  for (i = 0; s[i] && i + 1 < len; i++)
+    out[i] = s[i] >= ' ' && s[i] <= '~' && s[i] != '\\' ? s[i] : '?';
+  out[i] = '\0';
+}

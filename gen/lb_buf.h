@@ -22,6 +22,11 @@ void lb_buf_printf(lb_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
+/* s as text for a comment of generated source, into out (len bytes): a
+** byte outside ' '..'~', or a backslash, as '?', so that nothing in it
+** ends the comment or continues it onto the next line (a file's name may
+** hold a newline). */
+void lb_comment_text(const char *s, char *out, size_t len);
 char *lb_buf_take(lb_buf *b);  /* NUL-terminated, caller frees; NULL on oom */
 void lb_buf_free(lb_buf *b);
 

@@ -89,12 +89,3 @@ const char *lb_base_name(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
 }
-
-void lb_comment_name(const char *path, char *out, size_t len) {
-  const char *s = lb_base_name(path);
-  size_t i;
-  if (len == 0) return;
-  for (i = 0; s[i] && i + 1 < len; i++)
-    out[i] = s[i] >= ' ' && s[i] <= '~' && s[i] != '\\' ? s[i] : '?';
-  out[i] = '\0';
-}

@@ -48,10 +48,6 @@ lb_status lb_format_for(const lb_recipe *r, int n, int k, int sms,
                         const char *fn, lb_format *f);
 /* The file part of a path (the generated sources' headers). */
 const char *lb_base_name(const char *path);
-/* The base name as it goes into a comment of generated source: a byte
-** outside ' '..'~', or a backslash, as '?' (a file's name may hold a
-** newline, which would end the comment and put the rest in the code). */
-void lb_comment_name(const char *path, char *out, size_t len);
 /* Groups per channel for a K. */
 int lb_format_groups(const lb_format *f, int k);
 

@@ -125,13 +125,8 @@ lb_status lb_knobs_candidates(const lb_knob *knob, int n, lb_knob_plan plan,
 void lb_plan_comment(lb_buf *b, const char *plan, const char *from) {
   const char *who;
   char t[161];
-  size_t i, j = 0;
   if (plan == NULL || *plan == '\0') return;
   who = from == NULL ? "?" : strncmp(from, "lb_", 3) == 0 ? "the caller" : from;
-  /* printable, one line: no newline or backslash may end the comment
-  ** early or continue it (the plan itself parsed: plain knobs) */
-  for (i = 0; who[i] && j < sizeof t - 1; i++)
-    if (who[i] >= ' ' && who[i] <= '~' && who[i] != '\\') t[j++] = who[i];
-  t[j] = '\0';
+  lb_comment_text(who, t, sizeof t);   /* (the plan itself parsed: knobs) */
   lb_buf_printf(b, "// Plan changed by %s: \"%s\".\n\n", t, plan);
 }

@@ -993,6 +993,14 @@ lb_status lb_op_tail(const lb_op *op, int m, int *rows) {
   return LB_OK;
 }
 
+/* Whether the op's device and driver launch with programmatic dependent
+** launch (sm_90 and newer, cuLaunchKernelEx): split-K's adding kernel
+** always goes so (fire); lb_op_overlap refuses without it, saying which
+** of the two is missing. */
+static int has_pdl(const lb_op *op) {
+  return op->c->arch >= 90 && op->cu->LaunchKernelEx != NULL;
+}
+
 lb_status lb_op_overlap(lb_op *op, int on) {
   lb_gv gv2[GV_N];
   lb_status st = LB_OK;
@@ -1191,9 +1199,7 @@ static lb_status fire(const lb_op *op, lb_part *p, const lb_weights *w,
     /* with PDL wherever the device has it, overlap or not: the GEMM
     ** lets it start once its blocks are past their loops (lb_let_next),
     ** and it waits there for their stores (lb_wait_prior) */
-    const int pdl = op->overlap ||
-                    (op->c->arch >= 90 && op->cu->LaunchKernelEx != NULL);
-    rc = launch(op, pdl, p->sum, (unsigned)((quads + 255) / 256 < most
+    rc = launch(op, has_pdl(op), p->sum, (unsigned)((quads + 255) / 256 < most
                                            ? (quads + 255) / 256 : most),
                 1, 1, 1, 256, 0, stream, sargs);
   }
