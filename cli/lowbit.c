@@ -348,7 +348,7 @@ static int item(const char *o, const char *s, const char **at, char *buf,
 static int parse_ms(const char *s, int *v, int max) {
   const char *at = s;
   char tok[32];
-  int n = 0, got;
+  int n = 0, got, i;
   while ((got = item("--m", s, &at, tok, sizeof tok, "1,2,4,8")) > 0) {
     const char *why;
     if (n == max) {
@@ -362,6 +362,11 @@ static int parse_ms(const char *s, int *v, int max) {
         say("--m %s: %s", tok, why);
       return -1;
     }
+    for (i = 0; i < n && v[i] != v[n]; i++) {}
+    if (i < n) {   /* a row count twice would be checked and timed twice */
+      say("--m %s: %d is given twice", s, v[n]);
+      return -1;
+    }
     n++;
   }
   return got < 0 ? -1 : n;
@@ -371,7 +376,7 @@ static int parse_ms(const char *s, int *v, int max) {
 static int parse_archs(const char *s, int *archs, int max) {
   const char *at = s;
   char tok[32];
-  int n = 0, got;
+  int n = 0, got, i;
   while ((got = item("--arch", s, &at, tok, sizeof tok, "sm_80,sm_90")) > 0) {
     const char *d = strncmp(tok, "sm_", 3) ? tok : tok + 3;
     size_t nd = strlen(d);
@@ -388,6 +393,11 @@ static int parse_archs(const char *s, int *archs, int max) {
       say("--arch %s: at most %d archs", s, max);
       return -1;
     }
+    for (i = 0; i < n && archs[i] != atoi(d); i++) {}
+    if (i < n) {
+      say("--arch %s: sm_%d is given twice", s, archs[i]);
+      return -1;
+    }
     archs[n++] = atoi(d);
   }
   return got < 0 ? -1 : n;
@@ -398,7 +408,7 @@ static int parse_archs(const char *s, int *archs, int max) {
 static int parse_shapes(const char *s, lb_bench_opts *o) {
   const char *at = s;
   char tok[64];
-  int got;
+  int got, i;
   o->nshapes = 0;
   while ((got = item("--shapes", s, &at, tok, sizeof tok,
                      "4096x4096,8192x8192")) > 0) {
@@ -427,6 +437,12 @@ static int parse_shapes(const char *s, lb_bench_opts *o) {
       else
         say("--shapes: '%s': N %s is %s%s (KxN, like 4096x8192)", tok, x + 1,
             nw, strcmp(nw, "too large") ? "" : ", at most 67108863");
+      return 0;
+    }
+    for (i = 0; i < o->nshapes && (o->k[i] != o->k[o->nshapes] ||
+                                   o->n[i] != o->n[o->nshapes]); i++) {}
+    if (i < o->nshapes) {
+      say("--shapes %s: %dx%d is given twice", s, o->k[i], o->n[i]);
       return 0;
     }
     o->nshapes++;

@@ -201,6 +201,9 @@ expect "gen --iters: not gen's" 2 "--iters is not an option of gen (run, bench a
 expect "tune --sms: not tune's" 2 "--sms is not an option of tune" $none "$lowbit" tune "$r" --sms 100
 expect "cache --m: not cache's" 2 "--m is not an option of cache" $none "$lowbit" cache list --m 1
 expect "an option given twice" 2 "--m given twice" $none "$lowbit" gen "$r" --m 1 --m 2
+expect "compile --m 1,4,4" 2 "--m 1,4,4: 4 is given twice" $none "$lowbit" compile "$r" --m 1,4,4
+expect "bench --shapes twice" 2 "--shapes 4096x4096,8192x8192,4096x4096: 4096x4096 is given twice" $none "$lowbit" bench "$r" --shapes 4096x4096,8192x8192,4096x4096
+expect "compile --arch 90,sm_90" 2 "--arch 90,sm_90: sm_90 is given twice" $none "$lowbit" compile "$r" --arch 90,sm_90
 expect "tune --shapes and --n" 2 "--shapes and --n/--k: give one or the other" $none "$lowbit" tune "$r" --n 4096 --shapes 4096x4096
 expect "run --m 1,,2" 2 "--m 1,,2: an empty item" $none "$lowbit" run "$r" --m 1,,2
 not "run --m 1,,2: before the GPU" "no GPU"
