@@ -478,12 +478,21 @@ static lb_status load_stdin(lb_recipe **r) {
   return st;
 }
 
-/* Every message names the file: the library's say it already. */
+/* The build-tree tool's source recipes/, which it puts on
+** LOWBIT_RECIPE_PATH (main); NULL in the installed tool. */
+static const char *tree_recipes;
+
+/* Every message names the file: the library's say it already.  The
+** build-tree tool says that LOWBIT_RECIPE_PATH's last directory was its
+** doing, not the user's. */
 static lb_recipe *load(const char *path) {
   lb_recipe *r;
   if (!strcmp(path, "-")) return load_stdin(&r) == LB_OK ? r : NULL;
   if (lb_recipe_load(path, &r) != LB_OK) {
     fprintf(stderr, "%s\n", plain(lb_errmsg()));
+    if (tree_recipes && strstr(lb_errmsg(), "LOWBIT_RECIPE_PATH (") != NULL)
+      fprintf(stderr, "(this lowbit, in a build tree, adds the source "
+              "tree's %s to LOWBIT_RECIPE_PATH)\n", plain(tree_recipes));
     return NULL;
   }
   return r;
@@ -1116,6 +1125,7 @@ int main(int argc, char **argv) {
       snprintf(path, sizeof path, "%s%s%s", e && *e ? e : "",
                e && *e ? ":" : "", LB_RECIPES);
       setenv("LOWBIT_RECIPE_PATH", path, 1);
+      tree_recipes = LB_RECIPES;
     }
   }
 #endif

@@ -282,8 +282,14 @@ expect "help: --flush both" 0 "--flush read|write|both" $none "$lowbit" --help
 (cd "$tmp" && env -u LOWBIT_RECIPE_PATH "$lowbit" bench --shapes 4096x4096 --m 1) >"$tmp/out" 2>&1
 rc=$?
 if [ $rc -eq 3 ]; then echo "ok   bench: the default recipes found by name"; else fail "bench, default recipes: exit $rc, not 3"; fi
+# a name found nowhere: the build-tree tool says LOWBIT_RECIPE_PATH's
+# last directory was its own doing
+expect "check: a name found nowhere" 1 "no nosuch_recipe.lua in LOWBIT_RECIPE_PATH" $none env -u LOWBIT_RECIPE_PATH "$lowbit" check nosuch_recipe
+also "check: the tree's recipes/ said as the tool's" "(this lowbit, in a build tree, adds the source tree's"
 inst=$(dirname "$lowbit")/installed/lowbit
 if [ -x "$inst" ]; then
+  expect "installed check: a name found nowhere" 1 "LOWBIT_RECIPE_PATH (unset)" $none env -u LOWBIT_RECIPE_PATH "$inst" check nosuch_recipe
+  not "installed check: no word of a build tree" "in a build tree"
   (cd "$tmp" && LOWBIT_RECIPE_PATH=$recipes "$inst" bench --shapes 4096x4096 --m 1) >"$tmp/out" 2>&1
   rc=$?
   if [ $rc -eq 3 ]; then echo "ok   installed tool: default recipes on LOWBIT_RECIPE_PATH"; else fail "installed tool, default recipes: exit $rc, not 3"; fi
