@@ -394,7 +394,7 @@ static int parse_archs(const char *s, int *archs, int max) {
       return -1;
     }
     for (i = 0; i < n && archs[i] != atoi(d); i++) {}
-    if (i < n) {
+    if (i < n) {   /* (sm_90 and 90 are one arch) */
       say("--arch %s: sm_%d is given twice", s, archs[i]);
       return -1;
     }
