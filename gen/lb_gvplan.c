@@ -998,12 +998,19 @@ static void frags_clusters(const gv_shape *s, lb_gemv_cfg *cfg) {
 ** -> 9.0 / 9.8 and 8.4 / 8.8 -> 8.1 / 8.6; at 1024 x 256 (the code-row
 ** split) 0 to 0.2 us faster.  3-, 5- and 6-bit codes moved by -0.5 to
 ** +0.2 us (5-bit group 32 at 1024 x 4096, M = 8: 8.9 -> 9.1): not
-** there.  Not for a tile that K does not fill (K < 1024: only its first
-** words are copied at all). */
+** there.  Nor where a tile's code rows are split between two warps
+** (rsplit: K is one tile, the layer not wide), each copying only its
+** half: `tests/gpu/ab.sh` with ph=1 there against ph=4, three repeats
+** (2026-12-02), four 7-bit recipes, M = 1 and 8: at K = 1024 and N =
+** 256 / 1024 / 4096 0.98 to 1.02 / 0.96 to 1.00 / 0.95 to 0.99 of the
+** time (a16w7_g32 at 1024 x 4096 8.0 / 8.1 -> 7.8 / 7.8 us); where a warp
+** copies a whole tile (N = 8192 at K = 1024, or K = 2048) four copies
+** stay ahead (one copy 1.05 to 1.07 at 1024 x 8192, up to 1.08 at 2048 x
+** 4096, M = 1). */
 static void seven_phases(const gv_shape *s, lb_gemv_cfg *cfg) {
   const lb_layout lay = s->f->lay;
   const int k = s->k;
-  if (lay.bits == 7 && k >= lay.tile) cfg->ph = 4;
+  if (lay.bits == 7 && k >= lay.tile && !cfg->rsplit) cfg->ph = 4;
 }
 
 /* A block of one channel group whose warps have a tile each reads

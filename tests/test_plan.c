@@ -1166,10 +1166,11 @@ static void check_plan_len(void) {
 }
 
 /* A warp's only tile in copies (ph): four for 7-bit codes where a plan
-** gives a warp one tile of K (4096 x 1024, 4096 x 2048, and the code-row
-** split at 256 x 1024), not with more tiles a warp (1024 x 16384) or a
-** tile that K does not fill (16384 x 256); the knob kept where the
-** template has phases, dropped where it does not. */
+** gives a warp one whole tile of K (8192 x 1024, 4096 x 2048), not where
+** two warps split its code rows (4096 x 1024, 256 x 1024), with more
+** tiles a warp (1024 x 16384) or a tile that K does not fill (16384 x
+** 256); the knob kept where the template has phases, dropped where it
+** does not. */
 static void check_phases(void) {
   static const char w5[] =
       "name \"w5\"\nactivations \"f16\"\nweights { bits = 5 }\n"
@@ -1181,8 +1182,9 @@ static void check_phases(void) {
     int n, k;
     const char *plan;
     int ph;
-  } pc[] = {{r7, 4096, 1024, NULL, 4},  {r7, 4096, 2048, NULL, 4},
-            {r7, 256, 1024, NULL, 4},   {r7, 1024, 16384, NULL, 1},
+  } pc[] = {{r7, 4096, 1024, NULL, 1},  {r7, 4096, 2048, NULL, 4},
+            {r7, 8192, 1024, NULL, 4},  {r7, 4096, 1024, "ph=4", 4},
+            {r7, 256, 1024, NULL, 1},   {r7, 1024, 16384, NULL, 1},
             {r7, 16384, 256, NULL, 1},  {r7, 4096, 1024, "ph=1", 1},
             {r5, 4096, 1024, NULL, 1},  {r5, 4096, 1024, "ph=2", 2},
             {r5, 1024, 16384, "ph=4", 1}, {r4, 4096, 1024, "ph=4", 1}};
